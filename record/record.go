@@ -1,0 +1,31 @@
+// Package record defines the values that flow between neardup's readers, the dedup
+// pipeline and its writers. Readers turn input records into Docs or Rejected; the pipeline
+// turns every Doc into exactly one Decision; writers re-read the inputs and route each
+// record by its Decision, so record bytes are never shuffled and kept output stays
+// byte-identical to the input.
+package record
+
+// Doc is one readable input record.
+type Doc struct {
+	ID   string // the record's id field, or a stable generated id (see GeneratedID)
+	File string // the input file the record came from, as the user named it
+	Line int64  // 1-based line (JSONL, text) or row (Parquet) number within File
+	Text string // the text field, not yet normalized
+}
+
+// Rejected is an input record that could not be used, with where it was and why.
+type Rejected struct {
+	File   string
+	Line   int64
+	Reason string // e.g. `invalid JSON: unexpected end of input`, `field "text": missing`
+}
+
+// Decision is the fate of one Doc: kept, or removed as a duplicate of Cluster.
+type Decision struct {
+	File       string
+	Line       int64
+	ID         string
+	Removed    bool
+	Cluster    string  // the id labelling the Doc's cluster (its smallest member id); ID itself for singletons
+	Similarity float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
+}
