@@ -1,0 +1,362 @@
+// Package files gives neardup's readers and writers one way to reach local and gs://
+// paths: glob expansion, reading with transparent decompression, writing, renaming and
+// removal, all through the Beam SDK's filesystem registry so that the same code runs on
+// a laptop and on Dataflow workers.
+//
+// The gs:// filesystem is Beam's own (cloud.google.com/go/storage underneath). Its client
+// honours STORAGE_EMULATOR_HOST: storage.NewClient switches to the emulator endpoint
+// without authentication when that variable is set, so tests can run against a local GCS
+// emulator with no code change here.
+package files
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	// Registered for their side effect: local paths and gs:// paths.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/klauspost/compress/zstd"
+)
+
+// IsLocal reports whether path is a local path (no "scheme://" prefix).
+func IsLocal(path string) bool {
+	return scheme(path) == ""
+}
+
+func scheme(path string) string {
+	if i := strings.Index(path, "://"); i > 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// Join joins a directory and a file name: with the OS separator for local paths, with
+// '/' for URLs (a gs:// object name is flat, filepath.Join would collapse "gs://").
+func Join(dir, name string) string {
+	if IsLocal(dir) {
+		return filepath.Join(dir, name)
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// Expand expands glob patterns into a sorted list of distinct files. A pattern that matches
+// no file is an error naming the pattern: a typo must not silently shrink the corpus.
+// Local directories matched by a glob are skipped (they are not input records).
+func Expand(ctx context.Context, patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		return nil, errors.New("no input patterns")
+	}
+	var out []string
+	for _, p := range patterns {
+		if strings.TrimSpace(p) == "" {
+			return nil, errors.New("empty input pattern")
+		}
+		matches, err := list(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("expand %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("expand %q: pattern matches no files", p)
+		}
+		out = append(out, matches...)
+	}
+	sort.Strings(out)
+	uniq := out[:0]
+	for i, f := range out {
+		if i == 0 || f != out[i-1] {
+			uniq = append(uniq, f)
+		}
+	}
+	return uniq, nil
+}
+
+func list(ctx context.Context, pattern string) ([]string, error) {
+	fs, err := filesystem.New(ctx, pattern)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	matches, err := fs.List(ctx, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if !IsLocal(pattern) {
+		return matches, nil
+	}
+	files := matches[:0]
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, m)
+		}
+	}
+	return files, nil
+}
+
+// Compression names the codec implied by a path's extension: "gzip" for .gz, "zstd" for
+// .zst, "" otherwise.
+func Compression(path string) string {
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		return "gzip"
+	case strings.HasSuffix(path, ".zst"):
+		return "zstd"
+	}
+	return ""
+}
+
+// TrimCompression returns path without a .gz or .zst extension, so that the format
+// extension underneath (".jsonl.gz" → ".jsonl") can be inspected.
+func TrimCompression(path string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".zst")
+}
+
+// Open opens path for reading, decompressing .gz and .zst transparently. Every error
+// returned by the reader, including a truncated compressed stream (which would otherwise
+// look like a short file), names the path.
+func Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	raw, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	rc := &readCloser{path: path, closers: []io.Closer{raw, fs}}
+	// A large buffer keeps remote reads (gs://) from turning into many small requests.
+	br := bufio.NewReaderSize(raw, 1<<20)
+	switch Compression(path) {
+	case "gzip":
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("open %s: gzip: %w", path, err)
+		}
+		rc.r = zr
+		rc.closers = append([]io.Closer{zr}, rc.closers...)
+	case "zstd":
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("open %s: zstd: %w", path, err)
+		}
+		zc := zr.IOReadCloser()
+		rc.r = zc
+		rc.closers = append([]io.Closer{zc}, rc.closers...)
+	default:
+		rc.r = br
+	}
+	return rc, nil
+}
+
+type readCloser struct {
+	path    string
+	r       io.Reader
+	closers []io.Closer // innermost first
+	closed  bool
+}
+
+func (c *readCloser) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("read %s: %w", c.path, err)
+	}
+	return n, err
+}
+
+func (c *readCloser) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	for _, cl := range c.closers {
+		if err := cl.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close %s: %w", c.path, err)
+	}
+	return nil
+}
+
+// Create opens path for writing, replacing any existing file and compressing by extension
+// (.gz, .zst). Nothing is final until Close returns nil: for gs:// the object only appears
+// then, so callers must check Close's error.
+func Create(ctx context.Context, path string) (io.WriteCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	raw, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	wc := &writeCloser{path: path}
+	bw := bufio.NewWriterSize(raw, 1<<20)
+	// Close order: compressor, buffer flush, the file itself, then the filesystem client.
+	switch Compression(path) {
+	case "gzip":
+		zw := gzip.NewWriter(bw)
+		wc.w = zw
+		wc.closers = append(wc.closers, zw)
+	case "zstd":
+		zw, err := zstd.NewWriter(bw, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			raw.Close()
+			fs.Close()
+			return nil, fmt.Errorf("create %s: zstd: %w", path, err)
+		}
+		wc.w = zw
+		wc.closers = append(wc.closers, zw)
+	default:
+		wc.w = bw
+	}
+	wc.closers = append(wc.closers, flusher{bw}, raw, fs)
+	return wc, nil
+}
+
+type flusher struct{ w *bufio.Writer }
+
+func (f flusher) Close() error { return f.w.Flush() }
+
+type writeCloser struct {
+	path    string
+	w       io.Writer
+	closers []io.Closer
+	closed  bool
+}
+
+func (c *writeCloser) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write %s: %w", c.path, err)
+	}
+	return n, err
+}
+
+// Close closes every layer even after a failure, so the file handle and client are never
+// leaked, and reports the first failure.
+func (c *writeCloser) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var first error
+	for _, cl := range c.closers {
+		if err := cl.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return fmt.Errorf("close %s: %w", c.path, first)
+	}
+	return nil
+}
+
+// Rename moves from to to, both on the same filesystem. Local files use os.Rename (atomic);
+// object stores without a rename use copy then delete.
+func Rename(ctx context.Context, from, to string) error {
+	if scheme(from) != scheme(to) {
+		return fmt.Errorf("rename %s to %s: different filesystems", from, to)
+	}
+	fs, err := filesystem.New(ctx, from)
+	if err != nil {
+		return fmt.Errorf("rename %s: %w", from, err)
+	}
+	defer fs.Close()
+	if r, ok := fs.(filesystem.Renamer); ok {
+		if err := r.Rename(ctx, from, to); err != nil {
+			return fmt.Errorf("rename %s to %s: %w", from, to, err)
+		}
+		return nil
+	}
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return fmt.Errorf("rename %s to %s: filesystem supports neither rename nor remove", from, to)
+	}
+	if cp, ok := fs.(filesystem.Copier); ok {
+		err = cp.Copy(ctx, from, to)
+	} else {
+		err = streamCopy(ctx, fs, from, to)
+	}
+	if err != nil {
+		return fmt.Errorf("rename %s to %s: copy: %w", from, to, err)
+	}
+	if err := rm.Remove(ctx, from); err != nil {
+		return fmt.Errorf("rename %s to %s: remove source: %w", from, to, err)
+	}
+	return nil
+}
+
+func streamCopy(ctx context.Context, fs filesystem.Interface, from, to string) error {
+	r, err := fs.OpenRead(ctx, from)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := fs.OpenWrite(ctx, to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// Remove deletes one file.
+func Remove(ctx context.Context, path string) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	defer fs.Close()
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return fmt.Errorf("remove %s: filesystem does not support removal", path)
+	}
+	if err := rm.Remove(ctx, path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveAll deletes dir and everything under it. A missing dir is not an error. Object
+// stores have no directories, so there it deletes every object under the dir/ prefix.
+func RemoveAll(ctx context.Context, dir string) error {
+	if IsLocal(dir) {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		return nil
+	}
+	matches, err := list(ctx, Join(dir, "**"))
+	if err != nil {
+		return fmt.Errorf("remove %s: list: %w", dir, err)
+	}
+	for _, m := range matches {
+		if err := Remove(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
