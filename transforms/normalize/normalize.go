@@ -1,0 +1,266 @@
+// Package normalize canonicalizes document text before shingling.
+//
+// Near-duplicate detection compares shingles, so two texts that differ only in
+// Unicode representation, letter case, punctuation (optionally) or spacing must
+// produce identical shingles. Text applies, in this order:
+//
+//  1. Unicode NFKC: compatibility forms fold to their plain equivalents
+//     ('ﬁ' → "fi", fullwidth 'Ａ' → 'A', NBSP → ' ', composed accents).
+//  2. Lower-casing, after NFKC (so 'Ａ' also becomes 'a') and before shingling:
+//     the seed's 'RED BLUE GREEN' must match 'red blue green'. Case mapping is
+//     per rune (unicode.ToLower); it equals Python's str.lower() on ASCII and on
+//     most scripts, but not in Python's context-dependent special cases (final
+//     sigma, 'İ' → "i̇"). Lower-casing can undo NFKC ('İ' followed by a combining
+//     acute lower-cases to 'i' + U+0301, which composes to 'í'), so when a
+//     non-ASCII rune changed case NFKC is applied once more; this keeps Text
+//     idempotent: Text(Text(s)) == Text(s).
+//  3. Optional punctuation stripping: with StripPunct every rune for which
+//     unicode.IsPunct or unicode.IsSymbol holds is replaced by a space, not
+//     deleted, so "a,b" becomes "a b" rather than gluing into "ab" (and "don't"
+//     becomes "don t"). Symbols are included because '$', '+', '|', '©', emoji and
+//     the like carry no more wording than punctuation does.
+//  4. Whitespace folding: every run of Unicode whitespace (unicode.IsSpace: tabs,
+//     newlines, NBSP, ideographic space, …) becomes one ASCII space, and leading
+//     and trailing whitespace is trimmed. The output therefore has single spaces
+//     between words, which the shingle package relies on.
+//
+// Text never fails and never drops a document: the worst case is an empty string.
+// Each byte of invalid UTF-8 becomes U+FFFD.
+package normalize
+
+import (
+	"encoding/binary"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Options selects the optional normalization steps.
+type Options struct {
+	// StripPunct replaces punctuation and symbol runes with spaces.
+	StripPunct bool
+}
+
+// Rune classes, precomputed for runes below tableSize (ASCII, Latin, Greek,
+// Cyrillic, Armenian, Hebrew, Arabic) so the common scripts need a table lookup
+// instead of the binary searches behind unicode.IsSpace/IsPunct/ToLower.
+const (
+	clsKeep  = iota // copied as is
+	clsUpper        // lower-cased (via lowerTable, or unicode.ToLower when 0)
+	clsSpace        // whitespace: a separator
+	clsPunct        // punctuation or symbol: a separator when StripPunct
+)
+
+const tableSize = 0x800
+
+var (
+	classTable [tableSize]uint8
+	lowerTable [tableSize]uint16 // ToLower(r) when it is below tableSize, else 0
+)
+
+func init() {
+	for r := rune(0); r < tableSize; r++ {
+		switch {
+		case unicode.IsSpace(r):
+			classTable[r] = clsSpace
+		case unicode.IsPunct(r) || unicode.IsSymbol(r):
+			classTable[r] = clsPunct
+		case unicode.ToLower(r) != r:
+			classTable[r] = clsUpper
+			if l := unicode.ToLower(r); l < tableSize {
+				lowerTable[r] = uint16(l)
+			}
+		}
+	}
+}
+
+// class returns r's class; the caller handles tableSize and above with the
+// unicode package except in the caseless, punctuation-free CJK and Hangul blocks.
+func class(r rune) (uint8, bool) {
+	switch {
+	case r < tableSize:
+		return classTable[r], true
+	case 0x4E00 <= r && r <= 0x9FFF, 0xAC00 <= r && r <= 0xD7A3:
+		// CJK Unified Ideographs and Hangul Syllables: letters without case.
+		return clsKeep, true
+	}
+	return 0, false
+}
+
+// Text returns the normalized form of s (see the package documentation).
+// When s is already normalized it is returned as is, without allocating.
+func Text(s string, o Options) string {
+	if !isASCII(s) {
+		if !utf8.ValidString(s) {
+			s = replaceInvalid(s)
+		}
+		// NFKC returns its input unchanged (no allocation) when already in NFKC.
+		s = norm.NFKC.String(s)
+	}
+	if isNormalized(s, o) {
+		return s
+	}
+	out, recompose := rebuild(s, o)
+	if recompose {
+		out = norm.NFKC.String(out)
+	}
+	return out
+}
+
+// replaceInvalid replaces each byte that is not part of a valid UTF-8 sequence
+// with U+FFFD (one per byte, as ranging over a Go string does), before NFKC, so
+// normalization only ever sees valid text.
+func replaceInvalid(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	// Eight bytes at a time: any byte with its high bit set makes the word fail.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isSpaceRune reports whether r becomes a word separator under o.
+func isSpaceRune(r rune, o Options) bool {
+	return unicode.IsSpace(r) || (o.StripPunct && (unicode.IsPunct(r) || unicode.IsSymbol(r)))
+}
+
+// isNormalized reports whether rebuild(s, o) would return s unchanged; checking
+// first lets already-clean text (common in re-processed corpora) skip the copy.
+func isNormalized(s string, o Options) bool {
+	prevSpace := true // a leading space is not allowed
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch classTable[c] {
+			case clsUpper:
+				return false
+			case clsPunct:
+				if o.StripPunct {
+					return false
+				}
+			case clsSpace:
+				if c != ' ' || prevSpace {
+					return false
+				}
+				prevSpace = true
+				continue
+			}
+			prevSpace = false
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:]) // s is valid UTF-8 here
+		i += size
+		if cls, ok := class(r); ok {
+			if cls == clsKeep || (cls == clsPunct && !o.StripPunct) {
+				prevSpace = false
+				continue
+			}
+			return false
+		}
+		if isSpaceRune(r, o) || unicode.ToLower(r) != r {
+			return false
+		}
+		prevSpace = false
+	}
+	return !prevSpace || len(s) == 0
+}
+
+// rebuild writes the lower-cased, separator-folded form of s. recompose reports
+// that a rune changed case right before a rune that may compose with it, after
+// which the text may no longer be NFKC.
+func rebuild(s string, o Options) (out string, recompose bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false // a separator was seen after the last written rune
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch classTable[c] {
+			case clsUpper:
+				c += 'a' - 'A'
+			case clsSpace:
+				pending = true
+				continue
+			case clsPunct:
+				if o.StripPunct {
+					pending = true
+					continue
+				}
+			}
+			if pending && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			pending = false
+			b.WriteByte(c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		lower := false
+		if cls, ok := class(r); ok {
+			switch cls {
+			case clsSpace:
+				pending = true
+				continue
+			case clsPunct:
+				if o.StripPunct {
+					pending = true
+					continue
+				}
+			case clsUpper:
+				lower = true
+			}
+		} else if isSpaceRune(r, o) {
+			pending = true
+			continue
+		} else {
+			lower = unicode.ToLower(r) != r
+		}
+		if pending && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		pending = false
+		if lower {
+			if r < tableSize && lowerTable[r] != 0 {
+				r = rune(lowerTable[r])
+			} else {
+				r = unicode.ToLower(r)
+			}
+			// Every lower-case mapping yields an NFKC starter (checked over all
+			// runes by the tests), so composition can only change if the next
+			// rune combines backwards, as U+0301 does after 'İ' → 'i'.
+			if i < len(s) && s[i] >= utf8.RuneSelf && !norm.NFKC.PropertiesString(s[i:]).BoundaryBefore() {
+				recompose = true
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), recompose
+}
