@@ -1,0 +1,192 @@
+// Package jsonl parses one JSON Lines record into the two fields neardup needs, the id and
+// the text, without building a generic map of the whole record.
+//
+// Records are validated completely (a record that encoding/json would reject is rejected
+// here too) in one pass, and only the two requested fields are decoded; every other value
+// is skipped. Corpus records carry large metadata blobs next to the text, and unmarshalling
+// them into map[string]interface{} would cost more than the whole MinHash signature.
+//
+// Decoding follows encoding/json where JSON leaves room: the last of duplicate keys wins,
+// invalid UTF-8 and unpaired surrogate escapes become U+FFFD (one per bad byte), and a
+// NUL written as \u0000 is kept as a NUL character.
+package jsonl
+
+import "fmt"
+
+// Record is what ParseRecord extracts from one record.
+type Record struct {
+	ID    string // the id field as text; a number id is its decimal text
+	HasID bool   // false when the id field is missing or null
+	Text  string
+	// InvalidUTF8 is true when the text needed replacement characters: invalid UTF-8
+	// bytes or unpaired surrogate escapes. Callers count it; the record is still used.
+	InvalidUTF8 bool
+}
+
+// Parse extracts the id and text fields of one JSON object record. The id may be a string
+// or an integer number (returned as its decimal text) or missing or null (hasID false);
+// the text must be a string. Errors are short reasons meant for a rejected-records file,
+// e.g. `invalid JSON: unexpected end of input` or `field "text": not a string (number)`.
+func Parse(raw []byte, idField, textField string) (id string, hasID bool, text string, err error) {
+	r, err := ParseRecord(raw, idField, textField)
+	return r.ID, r.HasID, r.Text, err
+}
+
+// ParseRecord is Parse that also reports whether the text needed UTF-8 repair.
+func ParseRecord(raw []byte, idField, textField string) (Record, error) {
+	p := parser{s: scanner{b: raw}, idField: idField, textField: textField}
+	return p.parse()
+}
+
+// field is the last value seen for one requested key.
+type field struct {
+	seen  bool
+	kind  string // JSON kind of the value: "string", "number", "boolean", "null", "object", "array"
+	str   string // decoded string, or the number's literal text
+	isInt bool   // for numbers: no fraction or exponent
+	bad   bool   // for strings: replacement characters were inserted
+}
+
+type parser struct {
+	s                  scanner
+	idField, textField string
+	id, text           field
+}
+
+func (p *parser) parse() (Record, error) {
+	s := &p.s
+	s.ws()
+	if s.eof() {
+		return Record{}, s.errEOF()
+	}
+	if s.b[s.i] != '{' {
+		kind := kindOf(s.b[s.i])
+		if err := s.skipValue(); err != nil {
+			return Record{}, err
+		}
+		if err := s.end(); err != nil {
+			return Record{}, err
+		}
+		return Record{}, fmt.Errorf("record is not a JSON object (%s)", kind)
+	}
+	s.i++
+	s.ws()
+	if s.eof() {
+		return Record{}, s.errEOF()
+	}
+	if s.b[s.i] == '}' {
+		s.i++
+	} else {
+		if err := p.members(); err != nil {
+			return Record{}, err
+		}
+	}
+	if err := s.end(); err != nil {
+		return Record{}, err
+	}
+	return p.result()
+}
+
+// members parses `"key": value, ...}` after the opening brace.
+func (p *parser) members() error {
+	s := &p.s
+	for {
+		s.ws()
+		if s.eof() {
+			return s.errEOF()
+		}
+		if s.b[s.i] != '"' {
+			return s.errChar("looking for beginning of object key string")
+		}
+		key, _, err := s.str(true)
+		if err != nil {
+			return err
+		}
+		s.ws()
+		if s.eof() {
+			return s.errEOF()
+		}
+		if s.b[s.i] != ':' {
+			return s.errChar("after object key")
+		}
+		s.i++
+		s.ws()
+		isText, isID := key == p.textField, key == p.idField
+		if isText || isID {
+			f, err := s.fieldValue()
+			if err != nil {
+				return err
+			}
+			if isText {
+				p.text = f
+			}
+			if isID {
+				p.id = f
+			}
+		} else if err := s.skipValue(); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eof() {
+			return s.errEOF()
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.errChar("after object key:value pair")
+		}
+	}
+}
+
+func (p *parser) result() (Record, error) {
+	var r Record
+	switch {
+	case !p.text.seen:
+		return r, fmt.Errorf("field %q: missing", p.textField)
+	case p.text.kind != "string":
+		return r, fmt.Errorf("field %q: not a string (%s)", p.textField, p.text.kind)
+	}
+	r.Text, r.InvalidUTF8 = p.text.str, p.text.bad
+	if !p.id.seen || p.id.kind == "null" {
+		return r, nil
+	}
+	switch p.id.kind {
+	case "string":
+		r.ID, r.HasID = p.id.str, true
+	case "number":
+		if !p.id.isInt {
+			return Record{}, fmt.Errorf("field %q: not an integer (%s)", p.idField, clip(p.id.str))
+		}
+		r.ID, r.HasID = p.id.str, true
+	default:
+		return Record{}, fmt.Errorf("field %q: not a string or integer (%s)", p.idField, p.id.kind)
+	}
+	return r, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
