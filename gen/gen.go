@@ -185,6 +185,10 @@ func writeAtomic(path string, fill func(io.Writer) error) (err error) {
 	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("gen: write %s: %w", path, err)
 	}
+	// CreateTemp makes the file private; a corpus is an ordinary output file.
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("gen: chmod %s: %w", path, err)
+	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("gen: close %s: %w", path, err)
 	}
