@@ -2,86 +2,87 @@ package minhash
 
 // blockSize is how many shingle hashes are pre-mixed into a stack buffer before the
 // permutation loop runs over them: 1 KiB of uint32 stays in L1 and covers a typical
-// document in one block.
+// document in one block. It is a multiple of lanes.
 const blockSize = 256
 
-// accumulate32 is the affine32 hot loop. The hashes of a block are fmix32-ed once into a
-// stack buffer, then each group of four permutations keeps its four running minimums in
-// registers while it streams the block: per (hash, permutation) one 32-bit multiply, one
-// add and one conditional move, with no loads or stores of dst in the inner loop and no
-// bounds checks.
+// lanes is the inner loop's unroll: hashes are grouped in arrays of eight so the loop
+// over a block ranges over [8]uint32 values with no bounds checks and no tail. A short
+// last group is padded with copies of a hash already in the block, which cannot change a
+// minimum.
+const lanes = 8
+
+// The plain-Go kernels are bound by the multiplier (one 32- or 64-bit multiply per cycle
+// on x86-64), so the loop is shaped to keep everything else off the critical path: the
+// permutation loop is outside, its a, b and running minimum live in registers, and the
+// eight products of a group are reduced by a short min tree before touching the
+// accumulator. Four permutations at a time (one hash load shared by four products) ran
+// slower because the Go register allocator spills the sixteen live values.
+
+// accumulate32 is the affine32 hot loop.
 func accumulate32(dst []uint64, a, b []uint32, hashes []uint64) {
-	var buf [blockSize]uint32
+	var buf [blockSize / lanes][lanes]uint32
 	for len(hashes) > 0 {
-		n := min(len(hashes), len(buf))
-		hs := buf[:n]
+		n := min(len(hashes), blockSize)
 		for i, h := range hashes[:n] {
-			hs[i] = Fmix32(uint32(h))
+			buf[i/lanes][i%lanes] = Fmix32(uint32(h))
 		}
+		groups := (n + lanes - 1) / lanes
+		for i := n; i < groups*lanes; i++ {
+			buf[i/lanes][i%lanes] = buf[0][0]
+		}
+		minBlock32(dst, a, b, buf[:groups])
 		hashes = hashes[n:]
-		minBlock32(dst, a, b, hs)
 	}
 }
 
-func minBlock32(dst []uint64, a, b []uint32, hs []uint32) {
+func minBlock32(dst []uint64, a, b []uint32, hs [][lanes]uint32) {
 	b = b[:len(a)]
 	dst = dst[:len(a)]
-	k := 0
-	for ; k+4 <= len(a); k += 4 {
-		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
-		b0, b1, b2, b3 := b[k], b[k+1], b[k+2], b[k+3]
-		m0, m1, m2, m3 := uint32(dst[k]), uint32(dst[k+1]), uint32(dst[k+2]), uint32(dst[k+3])
-		for _, h := range hs {
-			m0 = min(m0, a0*h+b0)
-			m1 = min(m1, a1*h+b1)
-			m2 = min(m2, a2*h+b2)
-			m3 = min(m3, a3*h+b3)
-		}
-		dst[k], dst[k+1], dst[k+2], dst[k+3] = uint64(m0), uint64(m1), uint64(m2), uint64(m3)
-	}
-	for ; k < len(a); k++ {
-		ak, bk, m := a[k], b[k], uint32(dst[k])
-		for _, h := range hs {
-			m = min(m, ak*h+bk)
+	for k, ak := range a {
+		bk, m := b[k], uint32(dst[k])
+		for i := range hs {
+			q := &hs[i]
+			x0, x1 := ak*q[0]+bk, ak*q[1]+bk
+			x2, x3 := ak*q[2]+bk, ak*q[3]+bk
+			y := min(x0, x1, x2, x3)
+			x0, x1 = ak*q[4]+bk, ak*q[5]+bk
+			x2, x3 = ak*q[6]+bk, ak*q[7]+bk
+			m = min(m, y, min(x0, x1), min(x2, x3))
 		}
 		dst[k] = uint64(m)
 	}
 }
 
-// accumulate64 is the affine64 loop, blocked the same way as accumulate32.
+// accumulate64 is the affine64 loop, shaped like accumulate32.
 func accumulate64(dst []uint64, a, b []uint64, hashes []uint64) {
-	var buf [blockSize]uint64
+	var buf [blockSize / lanes][lanes]uint64
 	for len(hashes) > 0 {
-		n := min(len(hashes), len(buf))
-		hs := buf[:n]
+		n := min(len(hashes), blockSize)
 		for i, h := range hashes[:n] {
-			hs[i] = Fmix64(h)
+			buf[i/lanes][i%lanes] = Fmix64(h)
 		}
+		groups := (n + lanes - 1) / lanes
+		for i := n; i < groups*lanes; i++ {
+			buf[i/lanes][i%lanes] = buf[0][0]
+		}
+		minBlock64(dst, a, b, buf[:groups])
 		hashes = hashes[n:]
-		minBlock64(dst, a, b, hs)
 	}
 }
 
-func minBlock64(dst []uint64, a, b []uint64, hs []uint64) {
+func minBlock64(dst []uint64, a, b []uint64, hs [][lanes]uint64) {
 	b = b[:len(a)]
 	dst = dst[:len(a)]
-	k := 0
-	for ; k+4 <= len(a); k += 4 {
-		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
-		b0, b1, b2, b3 := b[k], b[k+1], b[k+2], b[k+3]
-		m0, m1, m2, m3 := dst[k], dst[k+1], dst[k+2], dst[k+3]
-		for _, h := range hs {
-			m0 = min(m0, a0*h+b0)
-			m1 = min(m1, a1*h+b1)
-			m2 = min(m2, a2*h+b2)
-			m3 = min(m3, a3*h+b3)
-		}
-		dst[k], dst[k+1], dst[k+2], dst[k+3] = m0, m1, m2, m3
-	}
-	for ; k < len(a); k++ {
-		ak, bk, m := a[k], b[k], dst[k]
-		for _, h := range hs {
-			m = min(m, ak*h+bk)
+	for k, ak := range a {
+		bk, m := b[k], dst[k]
+		for i := range hs {
+			q := &hs[i]
+			x0, x1 := ak*q[0]+bk, ak*q[1]+bk
+			x2, x3 := ak*q[2]+bk, ak*q[3]+bk
+			y := min(x0, x1, x2, x3)
+			x0, x1 = ak*q[4]+bk, ak*q[5]+bk
+			x2, x3 = ak*q[6]+bk, ak*q[7]+bk
+			m = min(m, y, min(x0, x1), min(x2, x3))
 		}
 		dst[k] = m
 	}
