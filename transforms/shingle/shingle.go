@@ -1,0 +1,252 @@
+// Package shingle cuts normalized text into shingles (word or character n-grams)
+// and hashes them into the sorted 64-bit sets that MinHash signs and exact
+// Jaccard compares.
+//
+// Input must be the output of normalize.Text: words separated by exactly one
+// ASCII space, no leading or trailing space. Then every word n-gram (N words
+// joined by one space) and every character n-gram (N runes, spaces included) is
+// a substring of the input, so shingles are produced as substrings: no shingle
+// is ever copied or allocated.
+//
+// Short texts (DESIGN.md): a non-empty text with fewer than N words (character
+// mode: fewer than N runes) has no n-gram; its whole normalized text is then its
+// one shingle, so short documents still take part in deduplication. The empty
+// text has the empty shingle set.
+package shingle
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Kind selects word or character n-grams.
+type Kind uint8
+
+const (
+	// Word n-grams: N consecutive words joined by one space (the default).
+	Word Kind = iota
+	// Char n-grams: N consecutive runes, spaces included; for CJK, Thai or code,
+	// where words are not separated by spaces.
+	Char
+)
+
+// String returns the flag spelling: "word" or "char".
+func (k Kind) String() string {
+	switch k {
+	case Word:
+		return "word"
+	case Char:
+		return "char"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ParseKind parses "word" or "char" (the --shingle flag's values).
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "word":
+		return Word, nil
+	case "char":
+		return Char, nil
+	}
+	return 0, fmt.Errorf("shingle kind %q: want \"word\" or \"char\"", s)
+}
+
+// MarshalText implements encoding.TextMarshaler (for flag.TextVar and JSON).
+func (k Kind) MarshalText() ([]byte, error) {
+	if k != Word && k != Char {
+		return nil, fmt.Errorf("shingle: invalid kind %d", uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// DefaultN is the default n-gram length (--ngram).
+const DefaultN = 5
+
+// Options selects how text is shingled.
+type Options struct {
+	Kind Kind
+	N    int // n-gram length in words or runes, at least 1
+}
+
+// DefaultOptions returns word 5-grams.
+func DefaultOptions() Options { return Options{Kind: Word, N: DefaultN} }
+
+// Validate reports whether o can be used; Each, Strings and Hashes panic on
+// options that fail it, so check configuration once, up front.
+func (o Options) Validate() error {
+	if o.Kind != Word && o.Kind != Char {
+		return fmt.Errorf("shingle: invalid kind %d (want word or char)", uint8(o.Kind))
+	}
+	if o.N < 1 {
+		return fmt.Errorf("shingle: n-gram length %d: must be at least 1", o.N)
+	}
+	return nil
+}
+
+func (o Options) mustValidate() {
+	if err := o.Validate(); err != nil {
+		panic(err)
+	}
+}
+
+// Each calls fn for every shingle of norm in document order; a shingle that
+// occurs several times is passed several times. The strings passed share memory
+// with norm (they are substrings of it).
+func Each(norm string, o Options, fn func(shingle string)) {
+	o.mustValidate()
+	if norm == "" {
+		return
+	}
+	if o.Kind == Char {
+		eachChar(norm, o.N, fn)
+		return
+	}
+	eachWord(norm, o.N, fn)
+}
+
+// eachWord slides a window of n words over norm. end is the end of the window's
+// last word and next the start of the word after it (len(norm)+1 when none).
+func eachWord(norm string, n int, fn func(string)) {
+	end, next := 0, 0
+	nextWord := func() {
+		if j := strings.IndexByte(norm[next:], ' '); j >= 0 {
+			end, next = next+j, next+j+1
+		} else {
+			end, next = len(norm), len(norm)+1
+		}
+	}
+	for range n {
+		if next > len(norm) {
+			fn(norm) // fewer than n words: the whole text is the one shingle
+			return
+		}
+		nextWord()
+	}
+	start := 0
+	fn(norm[start:end])
+	for next <= len(norm) {
+		nextWord()
+		start += strings.IndexByte(norm[start:], ' ') + 1
+		fn(norm[start:end])
+	}
+}
+
+// runeLen returns the byte length of the rune starting s (1 for ASCII).
+func runeLen(s string) int {
+	if s[0] < utf8.RuneSelf {
+		return 1
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	return size
+}
+
+// eachChar slides a window of n runes over norm.
+func eachChar(norm string, n int, fn func(string)) {
+	end := 0
+	for range n {
+		if end >= len(norm) {
+			fn(norm) // fewer than n runes
+			return
+		}
+		end += runeLen(norm[end:])
+	}
+	start := 0
+	fn(norm[start:end])
+	for end < len(norm) {
+		end += runeLen(norm[end:])
+		start += runeLen(norm[start:])
+		fn(norm[start:end])
+	}
+}
+
+// estimate is an upper bound on the number of shingles, for preallocation.
+func estimate(norm string, o Options) int {
+	if norm == "" {
+		return 0
+	}
+	units := len(norm) // bytes bound runes
+	if o.Kind == Word {
+		units = strings.Count(norm, " ") + 1
+	}
+	return max(1, units-o.N+1)
+}
+
+// Strings returns the distinct shingles of norm in order of first appearance.
+// They are substrings of norm.
+func Strings(norm string, o Options) []string {
+	o.mustValidate()
+	out := make([]string, 0, estimate(norm, o))
+	seen := make(map[string]struct{}, cap(out))
+	Each(norm, o, func(s string) {
+		if _, dup := seen[s]; !dup {
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// Hashes returns the shingle-hash set of norm: sum of each shingle's UTF-8
+// bytes, sorted ascending, duplicates removed. This set is what MinHash signs
+// and what exact Jaccard (package verify) compares.
+//
+// sum receives a view of norm's own bytes (no copy): it must not modify or
+// retain them, which hash functions such as xxhash.Sum64 do not.
+func Hashes(norm string, o Options, sum func([]byte) uint64) []uint64 {
+	o.mustValidate()
+	out := make([]uint64, 0, estimate(norm, o))
+	Each(norm, o, func(s string) {
+		out = append(out, sum(unsafe.Slice(unsafe.StringData(s), len(s))))
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// SetHash returns a 64-bit fingerprint of a sorted shingle-hash set: xxhash64 of
+// the values' little-endian bytes, in order. Documents with equal sets (exact
+// duplicates after normalization) get equal fingerprints, which lets the pipeline
+// collapse them before MinHash; a fingerprint collision between different sets
+// would merge them, with probability about k²/2⁶⁵ for k distinct sets.
+func SetHash(hashes []uint64) uint64 {
+	if len(hashes) == 0 {
+		return xxhash.Sum64(nil)
+	}
+	if littleEndian {
+		// The in-memory layout already is the little-endian byte string.
+		return xxhash.Sum64(unsafe.Slice((*byte)(unsafe.Pointer(&hashes[0])), 8*len(hashes)))
+	}
+	var d xxhash.Digest
+	d.Reset()
+	var buf [256]byte
+	for len(hashes) > 0 {
+		k := min(len(hashes), len(buf)/8)
+		for i, h := range hashes[:k] {
+			binary.LittleEndian.PutUint64(buf[8*i:], h)
+		}
+		_, _ = d.Write(buf[:8*k]) // Digest.Write never fails
+		hashes = hashes[k:]
+	}
+	return d.Sum64()
+}
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
