@@ -1,0 +1,186 @@
+// Package source reads neardup's input files (JSONL or plain text, optionally .gz/.zst,
+// local or gs://) into record.Doc values, and every record it cannot use into a
+// record.Rejected with its file, line and reason. Nothing is dropped silently: each
+// physical line of every input becomes exactly one Doc or one Rejected, which is what lets
+// the sink account for input = kept + removed + rejected.
+//
+// ReadFile is the plain Go reader; Read is the Beam transform around it (one element per
+// file).
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/jsonl"
+	"github.com/neardup/neardup/io/textfile"
+	"github.com/neardup/neardup/record"
+)
+
+// Formats.
+const (
+	FormatAuto  = "auto"  // by extension, per file
+	FormatJSONL = "jsonl" // one JSON object per line
+	FormatText  = "text"  // one document per line
+)
+
+// Reasons written into Rejected records.
+const (
+	// ReasonEmptyLine rejects a line holding only whitespace.
+	ReasonEmptyLine = "empty line"
+	// ReadErrorPrefix starts the reason of the line where a file could not be read further
+	// (a truncated .gz, a failing storage read). The sink relies on it: it stops re-reading
+	// a file at such a line, as this reader did.
+	ReadErrorPrefix = "read error: "
+	// OpenErrorPrefix starts the reason of a file that could not be opened (Line 0).
+	OpenErrorPrefix = "open error: "
+)
+
+// Config says what to read and how.
+type Config struct {
+	Patterns  []string // globs, local or gs://
+	Format    string   // "auto" (default), "jsonl" or "text"
+	IDField   string   // JSONL id field, default "id"
+	TextField string   // JSONL text field, default "text"
+}
+
+// WithDefaults fills in the defaulted fields.
+func (c Config) WithDefaults() Config {
+	if c.Format == "" {
+		c.Format = FormatAuto
+	}
+	if c.IDField == "" {
+		c.IDField = "id"
+	}
+	if c.TextField == "" {
+		c.TextField = "text"
+	}
+	return c
+}
+
+// FileFormat resolves the format of one file: format itself unless it is "auto", else by
+// extension, looking through .gz/.zst: .jsonl, .json, .ndjson → jsonl; .txt → text.
+func FileFormat(file, format string) (string, error) {
+	switch format {
+	case FormatJSONL, FormatText:
+		return format, nil
+	case FormatAuto, "":
+	default:
+		return "", fmt.Errorf("unknown format %q (want auto, jsonl or text)", format)
+	}
+	switch strings.ToLower(path.Ext(files.TrimCompression(file))) {
+	case ".jsonl", ".json", ".ndjson":
+		return FormatJSONL, nil
+	case ".txt":
+		return FormatText, nil
+	}
+	return "", fmt.Errorf("cannot tell the format of %s from its extension (expected .jsonl, .json, .ndjson or .txt, optionally .gz/.zst); set the format explicitly", file)
+}
+
+// OutputFormat is the one format of all files, which names the kept output (kept.jsonl or
+// kept.txt). Inputs of mixed formats are an error: their kept records could not share a file.
+func OutputFormat(fileList []string, format string) (string, error) {
+	out := ""
+	for _, f := range fileList {
+		ff, err := FileFormat(f, format)
+		if err != nil {
+			return "", err
+		}
+		if out != "" && ff != out {
+			return "", fmt.Errorf("inputs mix %s and %s files (e.g. %s); run them separately or set the format explicitly", out, ff, f)
+		}
+		out = ff
+	}
+	if out == "" {
+		return "", fmt.Errorf("no input files")
+	}
+	return out, nil
+}
+
+// Files expands cfg.Patterns into the sorted, distinct input list and checks that every
+// file has a known format and that they agree. The driver calls it before building the
+// graph, so a bad glob or an unknown extension fails before any work is done.
+func Files(ctx context.Context, cfg Config) ([]string, error) {
+	cfg = cfg.WithDefaults()
+	list, err := files.Expand(ctx, cfg.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := OutputFormat(list, cfg.Format); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// Stats counts what ReadFile saw in one file.
+type Stats struct {
+	Docs, Rejected, InvalidUTF8 int64
+}
+
+// ReadFile streams one file, calling doc for every usable record and rej for every other
+// line, in line order. It never fails: a file that cannot be opened gives one Rejected at
+// Line 0, and a stream that breaks (e.g. a truncated .gz) gives a Rejected at the line
+// where it broke, after the Docs read before it.
+func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
+	cfg = cfg.WithDefaults()
+	var st Stats
+	reject := func(line int64, reason string) {
+		st.Rejected++
+		rej(record.Rejected{File: file, Line: line, Reason: reason})
+	}
+	format, err := FileFormat(file, cfg.Format)
+	if err != nil {
+		reject(0, err.Error())
+		return st
+	}
+	rc, err := files.Open(ctx, file)
+	if err != nil {
+		reject(0, OpenErrorPrefix+err.Error())
+		return st
+	}
+	defer rc.Close()
+	lr := textfile.NewReader(rc)
+	for {
+		line, num, err := lr.Next()
+		if err == io.EOF {
+			return st
+		}
+		if err != nil {
+			reject(num, ReadErrorPrefix+err.Error())
+			return st
+		}
+		rec := textfile.Record(line, num)
+		if textfile.IsBlank(rec) {
+			reject(num, ReasonEmptyLine)
+			continue
+		}
+		d := record.Doc{File: file, Line: num}
+		var bad bool
+		if format == FormatJSONL {
+			r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
+			if err != nil {
+				reject(num, err.Error())
+				continue
+			}
+			d.Text, bad = r.Text, r.InvalidUTF8
+			if r.HasID && r.ID != "" {
+				d.ID = r.ID
+			}
+		} else {
+			d.Text, bad = textfile.Text(rec)
+		}
+		if d.ID == "" {
+			// A missing or empty id would merge unrelated records downstream.
+			d.ID = textfile.ID(file, num)
+		}
+		if bad {
+			st.InvalidUTF8++
+		}
+		st.Docs++
+		doc(d)
+	}
+}
