@@ -246,7 +246,7 @@ func (g *generator) renderText(buf []byte, r *rand.Rand, l lang, toks []token, p
 		}
 		buf = append(buf, w...)
 		pu := t.punct
-		if p.punctNoise && r.IntN(10) == 0 {
+		if p.punctNoise && r.IntN(30) == 0 {
 			pu = [...]uint8{pNone, pComma, pSemicolon, pExclaim}[r.IntN(4)]
 		}
 		buf = append(buf, punct[pu]...)

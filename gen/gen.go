@@ -57,7 +57,7 @@ func Defaults() Options {
 		MinWords: 50, MaxWords: 400, MeanWords: 200,
 		VocabSize: 30000, ZipfS: 1.0,
 		CyrillicFraction: 0.1, CJKFraction: 0.05,
-		InsertRate: 0.01, DeleteRate: 0.01, SubstituteRate: 0.01,
+		InsertRate: 0.005, DeleteRate: 0.005, SubstituteRate: 0.005,
 		BoilerplateRate: 0.3, TruncateRate: 0.1, NoiseRate: 0.3,
 	}
 }
