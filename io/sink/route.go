@@ -1,0 +1,319 @@
+package sink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/io/textfile"
+	"github.com/neardup/neardup/record"
+)
+
+// Outcome kinds of one input line.
+const (
+	kindKept int32 = iota
+	kindRemoved
+	kindRejected
+)
+
+// entry is the outcome of one input line, as shuffled to the file's writer. Kept lines
+// carry only their number: they are the bulk, and need nothing else.
+type entry struct {
+	Line       int64
+	Kind       int32
+	ID         string
+	Cluster    string
+	Similarity float64
+	Reason     string
+}
+
+func fromDecision(d record.Decision) entry {
+	if !d.Removed {
+		return entry{Line: d.Line, Kind: kindKept}
+	}
+	return entry{Line: d.Line, Kind: kindRemoved, ID: d.ID, Cluster: d.Cluster, Similarity: d.Similarity}
+}
+
+func fromRejected(r record.Rejected) entry {
+	return entry{Line: r.Line, Kind: kindRejected, Reason: r.Reason}
+}
+
+// plan holds one file's outcomes in a compact form: a bitmap for kept lines (one bit per
+// line, 12.5 MB for 100M lines) and sorted slices for the rarer removed and rejected ones.
+type plan struct {
+	kept     []uint64
+	maxKept  int64
+	removed  []entry
+	rejected []entry
+}
+
+func (p *plan) add(e entry) error {
+	if e.Line < 0 || (e.Line == 0 && e.Kind != kindRejected) {
+		return fmt.Errorf("line %d: invalid line number", e.Line)
+	}
+	switch e.Kind {
+	case kindKept:
+		w, bit := e.Line/64, uint64(1)<<(e.Line%64)
+		for int64(len(p.kept)) <= w {
+			p.kept = append(p.kept, 0)
+		}
+		if p.kept[w]&bit != 0 {
+			return fmt.Errorf("line %d: kept twice", e.Line)
+		}
+		p.kept[w] |= bit
+		p.maxKept = max(p.maxKept, e.Line)
+	case kindRemoved:
+		p.removed = append(p.removed, e)
+	case kindRejected:
+		p.rejected = append(p.rejected, e)
+	default:
+		return fmt.Errorf("line %d: unknown outcome kind %d", e.Line, e.Kind)
+	}
+	return nil
+}
+
+func (p *plan) isKept(line int64) bool {
+	w := line / 64
+	return w < int64(len(p.kept)) && p.kept[w]&(uint64(1)<<(line%64)) != 0
+}
+
+func (p *plan) sort() {
+	byLine := func(s []entry) {
+		sort.SliceStable(s, func(i, j int) bool { return s[i].Line < s[j].Line })
+	}
+	byLine(p.removed)
+	byLine(p.rejected)
+}
+
+// part describes the per-input-file outputs written by writePart.
+type part struct {
+	File                       string
+	Base                       string // path prefix of the part files
+	Kept, Removed, Rejected    bool   // which part files exist
+	NKept, NRemoved, NRejected int64
+}
+
+// partBase names an input file's parts by a hash of its path: paths can be long and hold
+// any character, and the final concatenation checks that no two files share a base.
+func partBase(tempDir, file string) string {
+	return files.Join(files.Join(tempDir, "parts"), fmt.Sprintf("%016x", xxhash.Sum64String(file)))
+}
+
+// lazyWriter creates its file on first write, so inputs without removed or rejected
+// records cost no empty objects.
+type lazyWriter struct {
+	ctx  context.Context
+	path string
+	w    io.WriteCloser
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if l.w == nil {
+		w, err := files.Create(l.ctx, l.path)
+		if err != nil {
+			return 0, err
+		}
+		l.w = w
+	}
+	return l.w.Write(p)
+}
+
+func (l *lazyWriter) close() (bool, error) {
+	if l.w == nil {
+		return false, nil
+	}
+	return true, l.w.Close()
+}
+
+// writePart re-reads one input file and writes its kept, removed and rejected lines, in
+// line order, to part files under tempDir. It fails loudly when the outcomes do not match
+// the file line for line (a lost, doubled or conflicting record, or a file changed since
+// it was read): silently dropping a record is the one thing the sink must never do.
+func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part, error) {
+	pt := part{File: file, Base: partBase(tempDir, file)}
+	ff, err := source.FileFormat(file, format)
+	if err != nil {
+		return pt, err
+	}
+	p.sort()
+	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept"}
+	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed"}
+	rejected := &lazyWriter{ctx: ctx, path: pt.Base + ".rejected"}
+	err = route(ctx, file, ff, p, kept, removed, rejected, &pt)
+	var cerr error
+	for _, c := range []struct {
+		w  *lazyWriter
+		ok *bool
+	}{{kept, &pt.Kept}, {removed, &pt.Removed}, {rejected, &pt.Rejected}} {
+		var e error
+		*c.ok, e = c.w.close()
+		cerr = errors.Join(cerr, e)
+	}
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pt, fmt.Errorf("write outputs for %s: %w", file, err)
+	}
+	return pt, nil
+}
+
+func route(ctx context.Context, file, format string, p *plan, kept, removed, rejected io.Writer, pt *part) error {
+	var buf []byte
+	writeRejected := func(e entry, rec []byte) error {
+		buf = rejectedLine(buf[:0], file, e.Line, e.Reason, rec)
+		pt.NRejected++
+		_, err := rejected.Write(buf)
+		return err
+	}
+
+	// A Line 0 rejection: the reader could not open the file, so it read nothing from it.
+	if len(p.rejected) > 0 && p.rejected[0].Line == 0 {
+		if len(p.rejected) > 1 || len(p.removed) > 0 || p.maxKept > 0 {
+			return errors.New("outcomes for lines of a file the reader rejected whole")
+		}
+		return writeRejected(p.rejected[0], nil)
+	}
+
+	rc, err := files.Open(ctx, file)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	lr := textfile.NewReader(rc)
+	ri, rj := 0, 0
+	var last int64
+	for {
+		line, n, rerr := lr.Next()
+		if rerr == io.EOF {
+			break
+		}
+		last = n
+		k := p.isKept(n)
+		r := ri < len(p.removed) && p.removed[ri].Line == n
+		j := rj < len(p.rejected) && p.rejected[rj].Line == n
+		switch {
+		case rerr != nil && !j:
+			return fmt.Errorf("re-read failed at line %d, where the reader did not fail: %w", n, rerr)
+		case !k && !r && !j:
+			return fmt.Errorf("line %d: no decision and no rejection (a record was lost)", n)
+		case (k && r) || (k && j) || (r && j):
+			return fmt.Errorf("line %d: more than one outcome", n)
+		}
+		rec := textfile.Record(line, n)
+		switch {
+		case k:
+			// The record's own bytes and line ending; an unterminated last line gets '\n'
+			// so the next file's records start on their own line.
+			end := line[len(textfile.Content(line)):]
+			if len(end) == 0 {
+				end = []byte{'\n'}
+			}
+			buf = append(append(buf[:0], rec...), end...)
+			pt.NKept++
+			if _, err := kept.Write(buf); err != nil {
+				return err
+			}
+		case r:
+			e := p.removed[ri]
+			ri++
+			if format == source.FormatJSONL {
+				buf = removedLine(buf[:0], e, file, bytes.TrimSpace(rec), true)
+			} else {
+				buf = removedLine(buf[:0], e, file, rec, false)
+			}
+			pt.NRemoved++
+			if _, err := removed.Write(buf); err != nil {
+				return err
+			}
+		case j:
+			e := p.rejected[rj]
+			rj++
+			if err := writeRejected(e, rec); err != nil {
+				return err
+			}
+			if strings.HasPrefix(e.Reason, source.ReadErrorPrefix) {
+				// The reader stopped here; so does the re-read.
+				if ri < len(p.removed) || rj < len(p.rejected) || p.maxKept > n {
+					return fmt.Errorf("outcomes after line %d, where the reader stopped", n)
+				}
+				return nil
+			}
+		}
+		if (ri < len(p.removed) && p.removed[ri].Line <= n) || (rj < len(p.rejected) && p.rejected[rj].Line <= n) {
+			return fmt.Errorf("line %d: more than one outcome", n)
+		}
+	}
+	if ri < len(p.removed) || rj < len(p.rejected) || p.maxKept > last {
+		return fmt.Errorf("outcomes for lines after the last line (%d): was the file changed?", last)
+	}
+	return nil
+}
+
+// concat joins the parts, in input-file order, into the final outputs under tempDir, then
+// deletes the parts. Every output is created even when empty, so Commit always has all of
+// them to move.
+func concat(ctx context.Context, tempDir, format string, parts []part) error {
+	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
+	bases := map[string]string{}
+	for i, pt := range parts {
+		if i > 0 && pt.File == parts[i-1].File {
+			return fmt.Errorf("concatenate outputs: %s written twice", pt.File)
+		}
+		if other, ok := bases[pt.Base]; ok {
+			return fmt.Errorf("concatenate outputs: %s and %s hash to the same part name", other, pt.File)
+		}
+		bases[pt.Base] = pt.File
+	}
+	for _, out := range []struct {
+		name string
+		has  func(part) bool
+		ext  string
+	}{
+		{KeptName(format), func(p part) bool { return p.Kept }, ".kept"},
+		{Removed, func(p part) bool { return p.Removed }, ".removed"},
+		{Rejected, func(p part) bool { return p.Rejected }, ".rejected"},
+	} {
+		if err := concatOne(ctx, files.Join(tempDir, out.name), parts, out.has, out.ext); err != nil {
+			return err
+		}
+	}
+	if err := files.RemoveAll(ctx, files.Join(tempDir, "parts")); err != nil {
+		return fmt.Errorf("concatenate outputs: remove parts: %w", err)
+	}
+	return nil
+}
+
+func concatOne(ctx context.Context, dst string, parts []part, has func(part) bool, ext string) error {
+	w, err := files.Create(ctx, dst)
+	if err != nil {
+		return err
+	}
+	for _, pt := range parts {
+		if !has(pt) {
+			continue
+		}
+		if err := copyFrom(ctx, w, pt.Base+ext); err != nil {
+			w.Close()
+			return fmt.Errorf("concatenate %s: %w", dst, err)
+		}
+	}
+	return w.Close()
+}
+
+func copyFrom(ctx context.Context, w io.Writer, path string) error {
+	r, err := files.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = io.Copy(w, r)
+	return err
+}

@@ -1,0 +1,184 @@
+package sink
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeInput(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+	return p
+}
+
+func kept(line int64) entry { return entry{Line: line, Kind: kindKept} }
+func removedAt(line int64, id, cluster string, sim float64) entry {
+	return entry{Line: line, Kind: kindRemoved, ID: id, Cluster: cluster, Similarity: sim}
+}
+func rejectedAt(line int64, reason string) entry {
+	return entry{Line: line, Kind: kindRejected, Reason: reason}
+}
+
+func planOf(t *testing.T, es ...entry) *plan {
+	t.Helper()
+	var p plan
+	for _, e := range es {
+		require.NoError(t, p.add(e))
+	}
+	return &p
+}
+
+func readOut(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestWritePartAndConcat(t *testing.T) {
+	ctx := context.Background()
+	in := t.TempDir()
+	tmp := filepath.Join(t.TempDir(), ".tmp")
+	// b sorts after a: its records come second in every output whatever the call order.
+	b := writeInput(t, in, "b.jsonl", "{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}")
+	a := writeInput(t, in, "a.jsonl", "\xef\xbb\xbf{\"id\": \"A1\", \"text\": \"x\"}\n\n {\"id\": \"A3\", \"text\": \"x\"} \n")
+
+	pb, err := writePart(ctx, tmp, "jsonl", b, planOf(t, kept(2), kept(1)))
+	require.NoError(t, err)
+	assert.Equal(t, part{File: b, Base: partBase(tmp, b), Kept: true, NKept: 2}, pb)
+	pa, err := writePart(ctx, tmp, "jsonl", a, planOf(t, removedAt(3, "A3", "A1", 0.8), kept(1), rejectedAt(2, "empty line")))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), pa.NKept)
+
+	require.NoError(t, concat(ctx, tmp, "jsonl", []part{pb, pa}))
+	assert.Equal(t, "{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
+		readOut(t, tmp, "kept.jsonl"), "BOM dropped, CRLF kept, missing final newline added, file order")
+	assert.Equal(t, `{"id":"A3","cluster":"A1","similarity":0.8,"file":"`+a+`","line":3,"record":{"id": "A3", "text": "x"}}`+"\n",
+		readOut(t, tmp, "removed.jsonl"))
+	assert.Equal(t, `{"file":"`+a+`","line":2,"reason":"empty line","record":""}`+"\n", readOut(t, tmp, "rejected.jsonl"))
+	_, err = os.Stat(filepath.Join(tmp, "parts"))
+	assert.True(t, os.IsNotExist(err), "parts are deleted")
+}
+
+func TestConcatWithNoPartsCreatesEmptyOutputs(t *testing.T) {
+	tmp := t.TempDir()
+	require.NoError(t, concat(context.Background(), tmp, "text", nil))
+	for _, n := range OutputNames("text") {
+		assert.Equal(t, "", readOut(t, tmp, n))
+	}
+}
+
+func TestWritePartText(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	f := writeInput(t, t.TempDir(), "t.txt", "keep me\nremove \"me\"\n")
+	_, err := writePart(ctx, tmp, "text", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
+	require.NoError(t, err)
+	require.NoError(t, concatFromDir(t, tmp, "text", f))
+	assert.Equal(t, "keep me\n", readOut(t, tmp, "kept.txt"))
+	assert.Equal(t, `{"id":"`+f+`:2","cluster":"`+f+`:1","similarity":0.5,"file":"`+f+`","line":2,"record":"remove \"me\""}`+"\n", readOut(t, tmp, "removed.jsonl"))
+}
+
+func concatFromDir(t *testing.T, tmp, format string, fileList ...string) error {
+	t.Helper()
+	var parts []part
+	for _, f := range fileList {
+		base := partBase(tmp, f)
+		pt := part{File: f, Base: base}
+		for ext, ok := range map[string]*bool{".kept": &pt.Kept, ".removed": &pt.Removed, ".rejected": &pt.Rejected} {
+			_, err := os.Stat(base + ext)
+			*ok = err == nil
+		}
+		parts = append(parts, pt)
+	}
+	return concat(context.Background(), tmp, format, parts)
+}
+
+func TestWritePartRefusesMismatchedOutcomes(t *testing.T) {
+	ctx := context.Background()
+	f := writeInput(t, t.TempDir(), "a.jsonl", "{\"text\": \"1\"}\n{\"text\": \"2\"}\n{\"text\": \"3\"}\n")
+	for _, tc := range []struct {
+		name string
+		p    *plan
+		want string
+	}{
+		{"lost record", planOf(t, kept(1), kept(3)), "line 2: no decision and no rejection"},
+		{"kept and removed", planOf(t, kept(1), kept(2), removedAt(2, "x", "y", 1), kept(3)), "line 2: more than one outcome"},
+		{"removed twice", planOf(t, kept(1), removedAt(2, "x", "y", 1), removedAt(2, "x", "y", 1), kept(3)), "line 2: more than one outcome"},
+		{"beyond the end", planOf(t, kept(1), kept(2), kept(3), kept(4)), "after the last line (3)"},
+		{"rejected beyond the end", planOf(t, kept(1), kept(2), kept(3), rejectedAt(9, "x")), "after the last line (3)"},
+		{"line 0 with other outcomes", planOf(t, rejectedAt(0, "open error: x"), kept(1)), "rejected whole"},
+		{"outcomes after a read error", planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"x"), kept(3)), "where the reader stopped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := writePart(ctx, t.TempDir(), "jsonl", f, tc.p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), f, "the error names the file")
+		})
+	}
+
+	var p plan
+	require.NoError(t, p.add(kept(5)))
+	require.ErrorContains(t, p.add(kept(5)), "kept twice")
+	require.Error(t, p.add(kept(0)))
+	require.Error(t, p.add(removedAt(-1, "", "", 0)))
+}
+
+func TestWritePartBrokenAndMissingFiles(t *testing.T) {
+	ctx := context.Background()
+	in := t.TempDir()
+	var full bytes.Buffer
+	zw := gzip.NewWriter(&full)
+	for i := 0; i < 5000; i++ {
+		_, err := zw.Write([]byte("{\"text\": \"some line of text that compresses\"}\n"))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	cut := writeInput(t, in, "cut.jsonl.gz", full.String()[:full.Len()-20])
+
+	// The reader's own view of the file decides the plan, as in the pipeline.
+	var p plan
+	source.ReadFile(ctx, cut, source.Config{},
+		func(d record.Doc) { require.NoError(t, p.add(fromDecision(record.Decision{File: d.File, Line: d.Line}))) },
+		func(r record.Rejected) { require.NoError(t, p.add(fromRejected(r))) })
+	require.Len(t, p.rejected, 1)
+	tmp := t.TempDir()
+	pt, err := writePart(ctx, tmp, "jsonl", cut, &p)
+	require.NoError(t, err, "a file that broke for the reader breaks at the same line for the sink")
+	assert.Equal(t, p.rejected[0].Line-1, pt.NKept)
+	assert.Equal(t, int64(1), pt.NRejected)
+
+	// A rejection from a read error where the re-read succeeds: the sink stops there too.
+	ok := writeInput(t, in, "ok.jsonl", "{\"text\": \"1\"}\n{\"text\": \"2\"}\n")
+	pt, err = writePart(ctx, t.TempDir(), "jsonl", ok, planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"transient")))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), pt.NRejected)
+
+	// Re-read failing where the reader did not: a loud error.
+	var noRejection plan
+	for l := int64(1); l < p.rejected[0].Line; l++ {
+		require.NoError(t, noRejection.add(kept(l)))
+	}
+	_, err = writePart(ctx, t.TempDir(), "jsonl", cut, &noRejection)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "re-read failed")
+	assert.Contains(t, err.Error(), "unexpected EOF")
+
+	missing := filepath.Join(in, "gone.jsonl")
+	tmp = t.TempDir()
+	pt, err = writePart(ctx, tmp, "jsonl", missing, planOf(t, rejectedAt(0, "open error: gone")))
+	require.NoError(t, err)
+	require.NoError(t, concat(ctx, tmp, "jsonl", []part{pt}))
+	assert.Equal(t, `{"file":"`+missing+`","line":0,"reason":"open error: gone"}`+"\n", readOut(t, tmp, "rejected.jsonl"))
+}

@@ -1,0 +1,81 @@
+// Package sink writes neardup's outputs: kept records (byte-identical to the input),
+// removed records with their cluster and similarity, and rejected records with their
+// reason. It does not receive record bytes through the pipeline: it re-reads the input
+// files and routes each line by its record.Decision or record.Rejected, so the corpus is
+// never shuffled and kept output is the input's own bytes.
+//
+// Everything is written under a temporary directory; Commit moves the finished files into
+// place only after the pipeline has succeeded, so an interrupted run leaves nothing that
+// looks finished.
+package sink
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/source"
+)
+
+// Output file names.
+const (
+	KeptJSONL = "kept.jsonl"
+	KeptText  = "kept.txt"
+	Removed   = "removed.jsonl"
+	Rejected  = "rejected.jsonl"
+)
+
+// MaxRejectedRecord caps the bytes of a rejected line copied into rejected.jsonl; longer
+// lines are cut (at a UTF-8 boundary) and marked "truncated": true.
+const MaxRejectedRecord = 64 << 10
+
+// WriteConfig says where and how Write writes.
+type WriteConfig struct {
+	TempDir string // where the outputs are written until Commit; under the output dir
+	// Format is the inputs' resolved format, "jsonl" or "text" (source.OutputFormat). It
+	// names the kept file and decides how a removed record is embedded.
+	Format string
+	// IDField and TextField are the JSONL field names the records were read with. The
+	// sink copies records whole and does not parse them again; the fields are carried for
+	// symmetry with source.Config.
+	IDField, TextField string
+}
+
+// KeptName is the kept output's name for a format: kept.txt for text, kept.jsonl otherwise.
+func KeptName(format string) string {
+	if format == source.FormatText {
+		return KeptText
+	}
+	return KeptJSONL
+}
+
+// OutputNames lists the files Write produces for a format, for Commit.
+func OutputNames(format string) []string {
+	return []string{KeptName(format), Removed, Rejected}
+}
+
+// NewTempDir returns a fresh temporary directory name under outDir. The leading dot and the
+// random suffix keep it from being mistaken for output or colliding with a concurrent run.
+func NewTempDir(outDir string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
+	}
+	return files.Join(outDir, ".neardup-tmp-"+hex.EncodeToString(b[:]))
+}
+
+// Commit moves each named output from tempDir into outDir (replacing an older one), then
+// removes tempDir. The driver calls it only after the pipeline succeeded.
+func Commit(ctx context.Context, tempDir, outDir string, names []string) error {
+	for _, n := range names {
+		if err := files.Rename(ctx, files.Join(tempDir, n), files.Join(outDir, n)); err != nil {
+			return fmt.Errorf("commit %s: %w", n, err)
+		}
+	}
+	if err := files.RemoveAll(ctx, tempDir); err != nil {
+		return fmt.Errorf("commit: clean up: %w", err)
+	}
+	return nil
+}
