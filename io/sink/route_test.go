@@ -150,7 +150,9 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 	// The reader's own view of the file decides the plan, as in the pipeline.
 	var p plan
 	source.ReadFile(ctx, cut, source.Config{},
-		func(d record.Doc) { require.NoError(t, p.add(fromDecision(record.Decision{File: d.File, Line: d.Line}))) },
+		func(d record.Doc) {
+			require.NoError(t, p.add(fromDecision(record.Decision{File: d.File, Line: d.Line})))
+		},
 		func(r record.Rejected) { require.NoError(t, p.add(fromRejected(r))) })
 	require.Len(t, p.rejected, 1)
 	tmp := t.TempDir()
