@@ -10,17 +10,20 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/neardup/neardup/internal/pyrepr"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingle"
@@ -28,10 +31,11 @@ import (
 
 // Options configure a baseline run.
 type Options struct {
-	Input      string  // JSONL corpus
-	IDField    string  // field holding the document id
-	TextField  string  // field holding the text
-	Threshold  float64 // minimum exact Jaccard, in (0, 1]
+	Input      []string // input globs, read as neardup reads them (package source)
+	Format     string   // auto, jsonl or text
+	IDField    string   // JSONL field holding the document id
+	TextField  string   // JSONL field holding the text
+	Threshold  float64  // minimum exact Jaccard, in (0, 1]
 	Shingle    shingle.Options
 	StripPunct bool
 	Hash       minhash.HashFunc
@@ -41,7 +45,7 @@ type Options struct {
 // Defaults returns the options the CLI starts from: the pipeline's defaults.
 func Defaults() Options {
 	return Options{
-		IDField: "id", TextField: "text",
+		Format: source.FormatAuto, IDField: "id", TextField: "text",
 		Threshold: 0.8,
 		Shingle:   shingle.DefaultOptions(),
 		Hash:      minhash.DefaultHashFunc,
@@ -50,9 +54,17 @@ func Defaults() Options {
 
 // RegisterFlags defines the baseline's flags on fs, with o's values as defaults.
 func (o *Options) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Input, "input", o.Input, "JSONL corpus to join")
-	fs.StringVar(&o.IDField, "id-field", o.IDField, "JSON field holding the document id")
-	fs.StringVar(&o.TextField, "text-field", o.TextField, "JSON field holding the text")
+	fs.Func("input", "input files or globs, comma-separated or repeated (JSONL or text, optionally .gz/.zst)", func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				o.Input = append(o.Input, p)
+			}
+		}
+		return nil
+	})
+	fs.StringVar(&o.Format, "format", o.Format, "input format: auto (by extension), jsonl or text")
+	fs.StringVar(&o.IDField, "id-field", o.IDField, "JSONL field holding the document id")
+	fs.StringVar(&o.TextField, "text-field", o.TextField, "JSONL field holding the text")
 	fs.Float64Var(&o.Threshold, "threshold", o.Threshold, "minimum exact Jaccard similarity, in (0, 1]")
 	fs.IntVar(&o.Shingle.N, "ngram", o.Shingle.N, "shingle length in words (or characters with -shingle char)")
 	fs.TextVar(&o.Shingle.Kind, "shingle", o.Shingle.Kind, "shingle kind: word or char")
@@ -94,18 +106,13 @@ type IDPair struct {
 
 // Run loads o.Input, joins it, writes the pairs to out as JSONL (see WritePairs)
 // and a one-line summary to log.
-func Run(o Options, out, log io.Writer) error {
+func Run(ctx context.Context, o Options, out, log io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	f, err := os.Open(o.Input)
+	c, err := Load(ctx, o)
 	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
-	}
-	defer f.Close()
-	c, err := Load(f, o)
-	if err != nil {
-		return fmt.Errorf("baseline: %s: %w", o.Input, err)
+		return err
 	}
 	pairs := c.Pairs(o.Threshold, o.Workers)
 	bw := bufio.NewWriterSize(out, 1<<20)
@@ -120,96 +127,96 @@ func Run(o Options, out, log io.Writer) error {
 	return err
 }
 
-// Load reads a JSONL corpus and shingles it as o says. Lines that are not JSON
-// objects with a string or number id and a string text are counted as rejected
-// and skipped, as neardup rejects them; a repeated id is an error, since pairs
-// are reported by id.
-func Load(r io.Reader, o Options) (*Corpus, error) {
+// Load reads o.Input exactly as neardup's reader does (package source: same
+// records, same generated ids for records without one, same rejections) and
+// shingles every document as o says. A file that cannot be opened or read to its
+// end is an error here, not a rejected record: a reference answer on part of the
+// input would mislead. A repeated id is an error too, since pairs are reported by id.
+func Load(ctx context.Context, o Options) (*Corpus, error) {
+	if len(o.Input) == 0 {
+		return nil, errors.New("baseline: no input")
+	}
+	cfg := source.Config{Patterns: o.Input, Format: o.Format, IDField: o.IDField, TextField: o.TextField}
+	list, err := source.Files(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	b := newBuilder(o)
+	for _, file := range list {
+		var fail error
+		source.ReadFile(ctx, file, cfg, func(d record.Doc) {
+			if fail == nil {
+				fail = b.add(d.ID, d.Text)
+			}
+		}, func(r record.Rejected) {
+			if strings.HasPrefix(r.Reason, source.OpenErrorPrefix) || strings.HasPrefix(r.Reason, source.ReadErrorPrefix) {
+				fail = cmp.Or(fail, fmt.Errorf("baseline: %s: %s", file, r.Reason))
+			}
+			b.c.Rejected++
+		})
+		if fail != nil {
+			return nil, fail
+		}
+	}
+	return b.finish(), nil
+}
+
+// FromTexts shingles documents given as ids and texts (parallel slices).
+func FromTexts(ids, texts []string, o Options) (*Corpus, error) {
+	b := newBuilder(o)
+	for i := range ids {
+		if err := b.add(ids[i], texts[i]); err != nil {
+			return nil, err
+		}
+	}
+	return b.finish(), nil
+}
+
+// builder collects documents and normalizes and shingles them in parallel, a
+// chunk at a time, keeping input order.
+type builder struct {
+	o     Options
+	c     *Corpus
+	seen  map[string]bool
+	texts []string
+}
+
+const buildChunk = 4096
+
+func newBuilder(o Options) *builder {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	c := &Corpus{}
-	seen := map[string]int{}
-	no := normalize.Options{StripPunct: o.StripPunct}
-	sum := o.Hash.Sum64
-
-	// Lines are read in chunks; each chunk is parsed, normalized and shingled in
-	// parallel, then its records are taken in input order.
-	const chunk = 4096
-	type rec struct {
-		line int
-		raw  []byte
-		id   string
-		set  []uint64
-		ok   bool
-	}
-	recs := make([]rec, 0, chunk)
-	flush := func() error {
-		parallel(len(recs), o.Workers, func(i int) {
-			p := &recs[i]
-			var text string
-			p.id, text, p.ok = parseRecord(p.raw, o.IDField, o.TextField)
-			if p.ok {
-				p.set = shingle.Hashes(normalize.Text(text, no), o.Shingle, sum)
-			}
-		})
-		for _, p := range recs {
-			switch {
-			case !p.ok:
-				c.Rejected++
-			case seen[p.id] > 0:
-				return fmt.Errorf("line %d: id %q repeats line %d", p.line, p.id, seen[p.id])
-			default:
-				seen[p.id] = p.line
-				c.IDs = append(c.IDs, p.id)
-				c.Sets = append(c.Sets, p.set)
-			}
-		}
-		recs = recs[:0]
-		return nil
-	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			recs = append(recs, rec{line: line, raw: b})
-			if len(recs) == chunk {
-				if err := flush(); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read line %d: %w", line, err)
-		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return &builder{o: o, c: &Corpus{}, seen: map[string]bool{}}
 }
 
-func parseRecord(b []byte, idField, textField string) (id, text string, ok bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return "", "", false
+func (b *builder) add(id, text string) error {
+	if b.seen[id] {
+		return fmt.Errorf("baseline: id %q occurs twice; pairs are reported by id", id)
 	}
-	rawID, okID := m[idField]
-	rawText, okText := m[textField]
-	if !okID || !okText || json.Unmarshal(rawText, &text) != nil {
-		return "", "", false
+	b.seen[id] = true
+	b.c.IDs = append(b.c.IDs, id)
+	b.texts = append(b.texts, text)
+	if len(b.texts) == buildChunk {
+		b.flush()
 	}
-	if json.Unmarshal(rawID, &id) != nil {
-		var n json.Number
-		if json.Unmarshal(rawID, &n) != nil {
-			return "", "", false
-		}
-		id = n.String()
-	}
-	return id, text, true
+	return nil
+}
+
+func (b *builder) flush() {
+	base := len(b.c.Sets)
+	b.c.Sets = append(b.c.Sets, make([][]uint64, len(b.texts))...)
+	no := normalize.Options{StripPunct: b.o.StripPunct}
+	sum := b.o.Hash.Sum64
+	parallel(len(b.texts), b.o.Workers, func(i int) {
+		b.c.Sets[base+i] = shingle.Hashes(normalize.Text(b.texts[i], no), b.o.Shingle, sum)
+	})
+	b.texts = b.texts[:0]
+}
+
+func (b *builder) finish() *Corpus {
+	b.flush()
+	return b.c
 }
 
 // Pairs joins the corpus at threshold t and returns the pairs by id, A < B,

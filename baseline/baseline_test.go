@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -109,17 +110,17 @@ func TestSeedExample(t *testing.T) {
 	root := repoRoot(t)
 	o := Defaults()
 	o.Shingle = shingle.Options{Kind: shingle.Word, N: 2}
-	o.Input = filepath.Join(root, "testdata", "seed.jsonl")
+	o.Input = []string{filepath.Join(root, "testdata", "seed.jsonl")}
 
 	var out, log bytes.Buffer
 	o.Threshold = 0.8
-	require.NoError(t, Run(o, &out, &log))
+	require.NoError(t, Run(context.Background(), o, &out, &log))
 	assert.Equal(t, `{"a": "D1", "b": "D4", "similarity": 1.0}`+"\n", out.String())
 	assert.Contains(t, log.String(), "4 documents")
 
 	out.Reset()
 	o.Threshold = 0.6
-	require.NoError(t, Run(o, &out, &log))
+	require.NoError(t, Run(context.Background(), o, &out, &log))
 	assert.Equal(t, `{"a": "D1", "b": "D2", "similarity": 0.6666666666666666}
 {"a": "D1", "b": "D4", "similarity": 1.0}
 {"a": "D2", "b": "D4", "similarity": 0.6666666666666666}
@@ -140,25 +141,26 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-func genCorpus(t testing.TB, n int) []byte {
+// genCorpus writes a generated corpus of n documents and returns its path.
+func genCorpus(t testing.TB, n int) string {
 	t.Helper()
 	o := gen.Defaults()
 	o.N = n
 	o.DupFraction = 0.2
-	var docs bytes.Buffer
-	_, err := gen.Generate(o, &docs, io.Discard)
-	require.NoError(t, err)
-	return docs.Bytes()
+	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
+	require.NoError(t, gen.Run(o, io.Discard))
+	return o.Output
 }
 
 // On realistic text (word 5-grams and bigrams of a generated corpus) the join
 // finds exactly the brute-force pairs.
 func TestJoinEqualsBruteForceOnGeneratedCorpus(t *testing.T) {
-	data := genCorpus(t, 800)
+	path := genCorpus(t, 800)
 	for _, sh := range []shingle.Options{{Kind: shingle.Word, N: 5}, {Kind: shingle.Word, N: 2}, {Kind: shingle.Char, N: 5}} {
 		o := Defaults()
 		o.Shingle = sh
-		c, err := Load(bytes.NewReader(data), o)
+		o.Input = []string{path}
+		c, err := Load(context.Background(), o)
 		require.NoError(t, err)
 		require.Len(t, c.IDs, 800)
 		all := BruteForce(c.Sets, 0.5) // once: the pairs at higher thresholds are a subset
@@ -186,21 +188,40 @@ func TestLoad(t *testing.T) {
 		`{"id": "d", "text": 3}`,
 		`{"id": "a", "text": "HELLO   world"}`,
 	}, "\n")
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(in), 0o644))
 	o := Defaults()
+	o.Input = []string{path}
 	o.Shingle.N = 2
-	c, err := Load(strings.NewReader(in), o)
+	c, err := Load(context.Background(), o)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"b", "7", "a"}, c.IDs)
+	// As neardup reads it: the record without an id gets "<file>:<line>".
+	assert.Equal(t, []string{"b", "7", path + ":5", "a"}, c.IDs)
 	assert.Equal(t, 4, c.Rejected)
 	// "hello, world" keeps its comma unless punctuation is stripped.
 	assert.Equal(t, []IDPair{{"7", "a", 1}}, c.Pairs(0.9, 1))
 	o.StripPunct = true
-	c, err = Load(strings.NewReader(in), o)
+	c, err = Load(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, []IDPair{{"7", "a", 1}, {"7", "b", 1}, {"a", "b", 1}}, c.Pairs(0.9, 1))
 
-	_, err = Load(strings.NewReader(`{"id": "x", "text": "a"}`+"\n"+`{"id": "x", "text": "b"}`), o)
-	assert.ErrorContains(t, err, `id "x" repeats line 1`)
+	require.NoError(t, os.WriteFile(path, []byte(`{"id": "x", "text": "a"}`+"\n"+`{"id": "x", "text": "b"}`), 0o644))
+	_, err = Load(context.Background(), o)
+	assert.ErrorContains(t, err, `id "x" occurs twice`)
+
+	o.Input = []string{filepath.Join(t.TempDir(), "missing.jsonl")}
+	_, err = Load(context.Background(), o)
+	assert.Error(t, err)
+}
+
+func TestFromTexts(t *testing.T) {
+	o := Defaults()
+	o.Shingle.N = 1
+	c, err := FromTexts([]string{"x", "y", "z"}, []string{"a b c d", "A B C E", "q"}, o)
+	require.NoError(t, err)
+	assert.Equal(t, []IDPair{{"x", "y", 0.6}}, c.Pairs(0.6, 1))
+	_, err = FromTexts([]string{"x", "x"}, []string{"a", "b"}, o)
+	assert.Error(t, err)
 }
 
 func TestPairsRoundTrip(t *testing.T) {
@@ -223,7 +244,9 @@ func TestFlags(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	o := Defaults()
 	o.RegisterFlags(fs)
-	require.NoError(t, fs.Parse([]string{"-threshold", "0.7", "-ngram", "3", "-shingle", "char", "-hash", "sha1", "-strip-punct"}))
+	require.NoError(t, fs.Parse([]string{"-threshold", "0.7", "-ngram", "3", "-shingle", "char", "-hash", "sha1", "-strip-punct",
+		"-input", "a.jsonl,b/*.jsonl", "-input", "c.txt"}))
+	assert.Equal(t, []string{"a.jsonl", "b/*.jsonl", "c.txt"}, o.Input)
 	assert.Equal(t, 0.7, o.Threshold)
 	assert.Equal(t, shingle.Options{Kind: shingle.Char, N: 3}, o.Shingle)
 	assert.Equal(t, "sha1", string(o.Hash))
@@ -237,7 +260,9 @@ func TestFlags(t *testing.T) {
 func BenchmarkJoin(b *testing.B) {
 	for _, n := range []int{10000, 50000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			c, err := Load(bytes.NewReader(genCorpus(b, n)), Defaults())
+			o := Defaults()
+			o.Input = []string{genCorpus(b, n)}
+			c, err := Load(context.Background(), o)
 			require.NoError(b, err)
 			pairs := 0
 			for b.Loop() {
