@@ -1,0 +1,65 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/neardup/neardup/baseline"
+	"github.com/neardup/neardup/transforms/lsh"
+)
+
+// Bucket is the recall of exact pairs whose similarity lies in [Lo, Hi) (the last
+// bucket includes 1.0): a pair is found when both documents are in the same result
+// cluster. Predicted is the LSH S-curve 1-(1-s^r)^b at the bucket's midpoint, the
+// chance that banding alone proposes such a pair; nil when b and r are unknown.
+type Bucket struct {
+	Lo        float64  `json:"lo"`
+	Hi        float64  `json:"hi"`
+	Pairs     int64    `json:"pairs"`
+	Found     int64    `json:"found"`
+	Recall    float64  `json:"recall"`
+	Predicted *float64 `json:"predicted,omitempty"`
+}
+
+// bucketEps keeps a similarity that lands a rounding error below a boundary it
+// equals (0.75 computed as 0.7499999999999999) in the bucket it belongs to.
+const bucketEps = 1e-9
+
+// RecallBySimilarity buckets the exact pairs with similarity ≥ lo into buckets of
+// the given width up to 1.0 and counts those found co-clustered in result. b and r
+// are the LSH bands and rows; 0 leaves the prediction out.
+func RecallBySimilarity(pairs []baseline.IDPair, result Clusters, lo, width float64, b, r int) ([]Bucket, error) {
+	labels, err := result.labels()
+	if err != nil {
+		return nil, err
+	}
+	k := max(1, int(math.Round((1-lo)/width)))
+	out := make([]Bucket, k)
+	for i := range out {
+		out[i].Lo = round9(lo + float64(i)*width)
+		out[i].Hi = round9(lo + float64(i+1)*width)
+	}
+	out[k-1].Hi = 1
+	for _, p := range pairs {
+		if p.Similarity < lo-bucketEps {
+			continue
+		}
+		i := min(k-1, int(math.Floor((p.Similarity-lo)/width+bucketEps)))
+		out[i].Pairs++
+		la, okA := labels[p.A]
+		lb, okB := labels[p.B]
+		if okA && okB && la == lb {
+			out[i].Found++
+		}
+	}
+	for i := range out {
+		out[i].Recall = ratioOr1(out[i].Found, out[i].Pairs)
+		if b > 0 && r > 0 {
+			v := lsh.Detection((out[i].Lo+out[i].Hi)/2, b, r)
+			out[i].Predicted = &v
+		}
+	}
+	return out, nil
+}
+
+// round9 removes the float noise of lo + i·width (0.7500000000000001) from labels.
+func round9(x float64) float64 { return math.Round(x*1e9) / 1e9 }

@@ -1,0 +1,166 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+)
+
+// Report is the outcome of an evaluation (the JSON layout of -json).
+type Report struct {
+	Documents  int64          `json:"documents"` // corpus size, singletons included
+	Parameters ReportParams   `json:"parameters"`
+	Result     ClusterSummary `json:"result"`
+	VsTruth    *Agreement     `json:"vs_truth,omitempty"`
+	VsExact    *Agreement     `json:"vs_exact,omitempty"`
+	Exact      *ExactSummary  `json:"exact,omitempty"`
+	Buckets    []Bucket       `json:"recall_by_similarity,omitempty"`
+	Warnings   []string       `json:"warnings,omitempty"`
+}
+
+// ReportParams are the settings the evaluation used.
+type ReportParams struct {
+	Threshold  float64 `json:"threshold"`
+	Bands      int     `json:"bands,omitempty"`
+	Rows       int     `json:"rows,omitempty"`
+	NGram      int     `json:"ngram"`
+	Shingle    string  `json:"shingle"`
+	StripPunct bool    `json:"strip_punct"`
+}
+
+// ClusterSummary describes the judged clustering.
+type ClusterSummary struct {
+	Clusters  int   `json:"clusters"`  // of size ≥ 2
+	Documents int64 `json:"documents"` // in those clusters
+	Pairs     int64 `json:"pairs"`     // co-clustered pairs
+}
+
+// Agreement compares the result with a reference clustering, pair by pair.
+type Agreement struct {
+	Reference         string  `json:"reference"`
+	ReferenceClusters int     `json:"reference_clusters"`
+	ReferencePairs    int64   `json:"reference_pairs"`
+	ResultPairs       int64   `json:"result_pairs"`
+	CommonPairs       int64   `json:"common_pairs"`
+	Precision         float64 `json:"precision"`
+	Recall            float64 `json:"recall"`
+	F1                float64 `json:"f1"`
+	ARI               float64 `json:"ari"`
+	RandIndex         float64 `json:"rand_index"`
+}
+
+// ExactSummary describes the exact pairs used.
+type ExactSummary struct {
+	Threshold     float64 `json:"threshold"`                // pairs at or above it make the components
+	JoinThreshold float64 `json:"join_threshold,omitempty"` // the join's threshold, when computed here
+	AllPairs      int64   `json:"all_pairs"`                // pairs read or joined
+	Pairs         int64   `json:"pairs"`                    // pairs ≥ Threshold
+	PairsFound    int64   `json:"pairs_found"`              // of those, co-clustered in the result
+	PairRecall    float64 `json:"pair_recall"`
+	Components    int     `json:"components"` // connected components (size ≥ 2) of the pairs ≥ Threshold
+}
+
+func (r *Report) warn(s string) { r.Warnings = append(r.Warnings, s) }
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("eval: write report: %w", err)
+	}
+	return nil
+}
+
+// WriteText writes the report as readable tables.
+func (r *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := r.Parameters
+	fmt.Fprintf(bw, "corpus: %d documents; threshold %v", r.Documents, p.Threshold)
+	if p.Bands > 0 && p.Rows > 0 {
+		fmt.Fprintf(bw, ", LSH b=%d r=%d", p.Bands, p.Rows)
+	}
+	fmt.Fprintf(bw, "\nresult: %d clusters holding %d documents, %d co-clustered pairs\n",
+		r.Result.Clusters, r.Result.Documents, r.Result.Pairs)
+	if r.Exact != nil {
+		e := r.Exact
+		fmt.Fprintf(bw, "exact:  %d pairs with Jaccard ≥ %v (%s shingles, n=%d) in %d components; %d of them (%.4f) co-clustered in the result\n",
+			e.Pairs, e.Threshold, p.Shingle, p.NGram, e.Components, e.PairsFound, e.PairRecall)
+	}
+
+	if r.VsTruth != nil || r.VsExact != nil {
+		fmt.Fprintln(bw, "\nco-clustered pairs (singletons included in the ARI):")
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "reference\treference pairs\tresult pairs\tcommon\tprecision\trecall\tF1\tARI\t")
+		for _, a := range []*Agreement{r.VsTruth, r.VsExact} {
+			if a != nil {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t\n",
+					a.Reference, a.ReferencePairs, a.ResultPairs, a.CommonPairs, a.Precision, a.Recall, a.F1, a.ARI)
+			}
+		}
+		tw.Flush()
+	}
+
+	if len(r.Buckets) > 0 {
+		fmt.Fprintln(bw, "\nexact pairs by similarity, found = both documents in one result cluster:")
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "similarity\tpairs\tfound\trecall\tS-curve\t")
+		for _, b := range r.Buckets {
+			pred := "-"
+			if b.Predicted != nil {
+				pred = fmt.Sprintf("%.4f", *b.Predicted)
+			}
+			rec := "-"
+			if b.Pairs > 0 {
+				rec = fmt.Sprintf("%.4f", b.Recall)
+			}
+			fmt.Fprintf(tw, "%.2f–%.2f\t%d\t%d\t%s\t%s\t\n", b.Lo, b.Hi, b.Pairs, b.Found, rec, pred)
+		}
+		tw.Flush()
+		fmt.Fprintln(bw, "(S-curve: 1-(1-s^r)^b at the bucket midpoint, the chance that LSH proposes such a pair;")
+		fmt.Fprintln(bw, " pairs below the threshold can still be found through a chain of verified pairs.)")
+	}
+	for _, s := range r.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", s)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("eval: write report: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes path through fill under a temporary name, renamed into
+// place only when complete.
+func writeFileAtomic(path string, fill func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("eval: create %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("eval: write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("eval: chmod %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("eval: close %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("eval: rename into %s: %w", path, err)
+	}
+	return nil
+}
