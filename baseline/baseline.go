@@ -16,6 +16,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -39,7 +41,8 @@ type Options struct {
 	Shingle    shingle.Options
 	StripPunct bool
 	Hash       minhash.HashFunc
-	Workers    int // 0: GOMAXPROCS
+	Workers    int    // 0: GOMAXPROCS
+	Output     string // pairs file; "" writes the pairs to Run's out
 }
 
 // Defaults returns the options the CLI starts from: the pipeline's defaults.
@@ -75,6 +78,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.IntVar(&o.Workers, "workers", o.Workers, "goroutines (0: GOMAXPROCS)")
+	fs.StringVar(&o.Output, "output", o.Output, "pairs file (JSONL), written complete or not at all (default: standard output)")
 }
 
 // Validate reports the first invalid option.
@@ -104,8 +108,8 @@ type IDPair struct {
 	Similarity float64
 }
 
-// Run loads o.Input, joins it, writes the pairs to out as JSONL (see WritePairs)
-// and a one-line summary to log.
+// Run loads o.Input, joins it, writes the pairs as JSONL (see WritePairs) to
+// o.Output, or to out when o.Output is "", and a one-line summary to log.
 func Run(ctx context.Context, o Options, out, log io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -115,11 +119,15 @@ func Run(ctx context.Context, o Options, out, log io.Writer) error {
 		return err
 	}
 	pairs := c.Pairs(o.Threshold, o.Workers)
-	bw := bufio.NewWriterSize(out, 1<<20)
-	if err := WritePairs(bw, pairs); err != nil {
-		return err
+	if o.Output != "" {
+		err = writeFileAtomic(o.Output, func(w io.Writer) error { return WritePairs(w, pairs) })
+	} else {
+		bw := bufio.NewWriterSize(out, 1<<20)
+		if err = WritePairs(bw, pairs); err == nil {
+			err = bw.Flush()
+		}
 	}
-	if err := bw.Flush(); err != nil {
+	if err != nil {
 		return fmt.Errorf("baseline: write pairs: %w", err)
 	}
 	_, err = fmt.Fprintf(log, "baseline: %d documents (%d records rejected), %d pairs with Jaccard ≥ %v\n",
@@ -290,4 +298,33 @@ func ReadPairs(r io.Reader) ([]IDPair, error) {
 			return nil, fmt.Errorf("baseline: read pairs line %d: %w", line, err)
 		}
 	}
+}
+
+// writeFileAtomic writes path through fill under a temporary name in the same
+// folder, renamed into place only when complete.
+func writeFileAtomic(path string, fill func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
