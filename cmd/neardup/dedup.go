@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/pipeline"
+)
+
+// runDedup parses dedup's flags together with Beam's own (--runner, --endpoint,
+// --environment_type, --project, ...), which live on the global flag set.
+func runDedup(args []string, stdout, stderr io.Writer) error {
+	cfg := pipeline.DefaultConfig()
+	fs := flag.CommandLine
+	var inputs inputFlag
+	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; .gz/.zst decompressed")
+	fs.StringVar(&cfg.Output, "output", "", "output directory (local or gs://)")
+	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl or text (one document per line)")
+	fs.StringVar(&cfg.IDField, "id-field", cfg.IDField, "JSON field holding the document id (missing: FILE:LINE is used)")
+	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
+	fs.BoolVar(&cfg.Overwrite, "overwrite", false, "replace outputs of an earlier run in --output")
+	methodFlags(fs, &cfg)
+	fs.IntVar(&cfg.Bands, "bands", 0, "LSH bands (default: chosen from --threshold and --num-perm as datasketch does)")
+	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
+	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
+	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id or longest")
+	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "large-star/small-star rounds of connected components")
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
+		fs.PrintDefaults()
+	}
+	fs.Init("dedup", flag.ContinueOnError)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg.Inputs = append(inputs, fs.Args()...)
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	beam.Init()
+
+	var progress io.Writer
+	if !cfg.Quiet {
+		progress = stderr
+	}
+	st, err := pipeline.Run(context.Background(), cfg, progress)
+	if err != nil {
+		return err
+	}
+	c := st.Counts
+	fmt.Fprintf(stdout, "%d documents: %d kept, %d removed in %d clusters; %d records rejected; outputs in %s\n",
+		c["documents_read"], c["kept"], c["removed"], c["clusters"], c["records_rejected"], cfg.Output)
+	if !cfg.Quiet {
+		b, _ := json.Marshal(st.Parameters)
+		fmt.Fprintf(stderr, "parameters: %s\n", b)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/shingle"
+)
+
+// methodFlags registers the flags that decide what "similar" means — shared by dedup,
+// compare and sign so the three always agree on defaults and spelling.
+func methodFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
+	fs.IntVar(&cfg.Shingle.N, "ngram", cfg.Shingle.N, "shingle size: words per word n-gram, runes per char n-gram")
+	fs.Func("shingle", "shingle kind: word or char (char for CJK/Thai or code) (default word)", func(v string) error {
+		k, err := shingle.ParseKind(v)
+		cfg.Shingle.Kind = k
+		return err
+	})
+	fs.BoolVar(&cfg.Normalize.StripPunct, "strip-punct", cfg.Normalize.StripPunct, "strip punctuation before shingling")
+	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "Jaccard similarity at or above which a pair is a duplicate")
+	fs.IntVar(&cfg.NumPerm, "num-perm", cfg.NumPerm, "MinHash permutations")
+	fs.Func("scheme", "MinHash scheme: affine32, affine64 or legacy (datasketch 2.0's) (default affine32)", func(v string) error {
+		s, err := minhash.ParseScheme(v)
+		cfg.Scheme = s
+		return err
+	})
+	fs.Func("hash", "shingle hash: xxhash (fast) or sha1 (datasketch-identical signatures) (default xxhash)", func(v string) error {
+		h, err := minhash.ParseHashFunc(v)
+		cfg.Hash = h
+		return err
+	})
+	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "permutation seed (numpy RandomState seed, as datasketch)")
+}
+
+// inputFlag collects repeated --input values.
+type inputFlag []string
+
+func (f *inputFlag) String() string { return strings.Join(*f, ",") }
+func (f *inputFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+func oneFile(fs *flag.FlagSet) (string, error) {
+	if fs.NArg() != 1 {
+		return "", usageError{fmt.Errorf("want exactly one input file, got %d", fs.NArg())}
+	}
+	return fs.Arg(0), nil
+}

@@ -1,0 +1,76 @@
+// Command neardup finds and removes near-duplicate documents: MinHash signatures, LSH
+// banding, exact Jaccard verification and connected components, as an Apache Beam
+// pipeline that runs embedded (Prism) or on Dataflow, Flink or Spark.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+)
+
+type verb struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) error
+}
+
+var verbs = []verb{
+	{"dedup", "run the dedup pipeline over JSONL/text inputs and write kept/removed/rejected/clusters/stats", runDedup},
+	{"compare", "print exact Jaccard (and optionally the MinHash estimate) for pairs of documents in one file", runCompare},
+	{"params", "show the LSH bands/rows chosen for a threshold and num_perm, with the S-curve", runParams},
+	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},
+}
+
+func main() {
+	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
+		// A Beam worker is started as the bare binary with --worker and friends.
+		flag.Parse()
+		beam.Init()
+		usage(os.Stderr)
+		os.Exit(2)
+	}
+	name, args := os.Args[1], os.Args[2:]
+	for _, v := range verbs {
+		if v.name == name {
+			if err := v.run(args, os.Stdout, os.Stderr); err != nil {
+				if err != flag.ErrHelp {
+					fmt.Fprintf(os.Stderr, "neardup %s: %v\n", name, err)
+				}
+				os.Exit(exitCode(err))
+			}
+			return
+		}
+	}
+	if name == "help" {
+		usage(os.Stdout)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "neardup: unknown command %q\n\n", name)
+	usage(os.Stderr)
+	os.Exit(2)
+}
+
+// usageError marks errors in how neardup was called (exit status 2), as opposed to
+// failures while running (exit status 1).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func exitCode(err error) int {
+	if _, ok := err.(usageError); ok || err == flag.ErrHelp {
+		return 2
+	}
+	return 1
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: neardup <command> [flags] [files]\n\ncommands:")
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'neardup <command> -h' for a command's flags.")
+}

@@ -1,0 +1,141 @@
+// Package pipeline builds neardup's dedup job as one Apache Beam pipeline: read, normalize,
+// shingle, collapse exact duplicates, sign, band, verify candidates exactly, label clusters
+// with connected components, apply the keep policy and write the outputs. Config holds every
+// choice a user can make; Validate checks them all before any pipeline is built.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/neardup/neardup/transforms/lsh"
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/transforms/shingle"
+)
+
+// Verify modes: how a candidate pair becomes a duplicate.
+const (
+	VerifyExact    = "exact"    // exact Jaccard of the shingle-hash sets decides (default)
+	VerifyEstimate = "estimate" // the MinHash estimate decides
+	VerifyNone     = "none"     // every LSH candidate is a duplicate
+)
+
+// Keep policies: which member of a cluster survives.
+const (
+	KeepSmallestID = "smallest-id"
+	KeepLongest    = "longest"
+)
+
+// Config is everything a dedup run depends on.
+type Config struct {
+	Inputs    []string // files or globs, local or gs://
+	Output    string   // output directory
+	Format    string   // auto, jsonl, text
+	IDField   string
+	TextField string
+	Overwrite bool
+
+	Normalize normalize.Options
+	Shingle   shingle.Options
+
+	Scheme    minhash.Scheme
+	Hash      minhash.HashFunc
+	Seed      int64
+	NumPerm   int
+	Threshold float64
+	Bands     int // 0: chosen by lsh.OptimalParams
+	Rows      int
+
+	Verify   string
+	Keep     string
+	CCRounds int
+	Quiet    bool
+}
+
+// DefaultConfig returns the defaults the CLI documents.
+func DefaultConfig() Config {
+	return Config{
+		Format:    "auto",
+		IDField:   "id",
+		TextField: "text",
+		Shingle:   shingle.Options{Kind: shingle.Word, N: 5},
+		Scheme:    minhash.Affine32,
+		Hash:      minhash.XXHash,
+		Seed:      1,
+		NumPerm:   128,
+		Threshold: 0.8,
+		Verify:    VerifyExact,
+		Keep:      KeepSmallestID,
+		CCRounds:  12,
+	}
+}
+
+// Validate checks the configuration and fills in the LSH parameters when they were not
+// given. Every error names the flag at fault.
+func (c *Config) Validate() error {
+	var errs []error
+	if len(c.Inputs) == 0 {
+		errs = append(errs, errors.New("--input: at least one file or glob is required"))
+	}
+	if c.Output == "" {
+		errs = append(errs, errors.New("--output: an output directory is required"))
+	}
+	if err := c.Shingle.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("--ngram/--shingle: %w", err))
+	}
+	if _, err := minhash.ParseScheme(string(c.Scheme)); err != nil {
+		errs = append(errs, fmt.Errorf("--scheme: %w", err))
+	}
+	if _, err := minhash.ParseHashFunc(string(c.Hash)); err != nil {
+		errs = append(errs, fmt.Errorf("--hash: %w", err))
+	}
+	if c.NumPerm < 2 {
+		errs = append(errs, fmt.Errorf("--num-perm: must be at least 2, got %d", c.NumPerm))
+	}
+	if !(c.Threshold > 0 && c.Threshold <= 1) || math.IsNaN(c.Threshold) {
+		errs = append(errs, fmt.Errorf("--threshold: must be in (0, 1], got %v", c.Threshold))
+	}
+	switch c.Verify {
+	case VerifyExact, VerifyEstimate, VerifyNone:
+	default:
+		errs = append(errs, fmt.Errorf("--verify: must be exact, estimate or none, got %q", c.Verify))
+	}
+	switch c.Keep {
+	case KeepSmallestID, KeepLongest:
+	default:
+		errs = append(errs, fmt.Errorf("--keep: must be smallest-id or longest, got %q", c.Keep))
+	}
+	if c.CCRounds < 1 {
+		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))
+	}
+	if c.IDField == "" || c.TextField == "" {
+		errs = append(errs, errors.New("--id-field/--text-field: must not be empty"))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	switch {
+	case c.Bands == 0 && c.Rows == 0:
+		p, err := lsh.OptimalParams(c.Threshold, c.NumPerm, 0.5, 0.5)
+		if err != nil {
+			return fmt.Errorf("--threshold %v with --num-perm %d: %w", c.Threshold, c.NumPerm, err)
+		}
+		c.Bands, c.Rows = p.Bands, p.Rows
+	case c.Bands < 2 || c.Rows < 1:
+		return fmt.Errorf("--bands/--rows: need bands >= 2 and rows >= 1, got %d and %d", c.Bands, c.Rows)
+	case c.Bands*c.Rows > c.NumPerm:
+		return fmt.Errorf("--bands/--rows: bands*rows = %d exceeds --num-perm %d", c.Bands*c.Rows, c.NumPerm)
+	}
+	return nil
+}
+
+// estimateFloor is the MinHash estimate below which a candidate is dropped before exact
+// verification. It sits four standard deviations of the estimator (sqrt(t(1-t)/k)) under
+// the threshold, so a pair whose true similarity reaches the threshold is dropped with
+// probability below 1e-4, while clearly dissimilar candidates skip the exact check.
+func (c *Config) estimateFloor() float64 {
+	t := c.Threshold
+	return t - 4*math.Sqrt(t*(1-t)/float64(c.NumPerm))
+}

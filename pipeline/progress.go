@@ -1,0 +1,62 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// progress is updated by the DoFns. It only moves when they run in this process (the
+// embedded Prism runner, or a portable runner with LOOPBACK workers); on a remote runner
+// the line reports the elapsed time alone.
+var progress struct {
+	read     atomic.Int64
+	shingled atomic.Int64
+	stage    atomic.Value // string
+}
+
+// reportProgress prints a progress line to w every interval until stop is closed. On a
+// terminal the line is rewritten in place; otherwise one line is printed per interval.
+func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
+	finished := make(chan struct{})
+	tty := isTerminal(w)
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				if tty {
+					fmt.Fprintln(w)
+				}
+				return
+			case <-t.C:
+				stage, _ := progress.stage.Load().(string)
+				if stage == "" {
+					stage = "starting"
+				}
+				line := fmt.Sprintf("neardup: %d documents read, %d shingled, stage %s, %s elapsed",
+					progress.read.Load(), progress.shingled.Load(), stage, time.Since(start).Round(time.Second))
+				if tty {
+					fmt.Fprintf(w, "\r%-100s", line)
+				} else {
+					fmt.Fprintln(w, line)
+				}
+			}
+		}
+	}()
+	return finished
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

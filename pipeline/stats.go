@@ -1,0 +1,116 @@
+package pipeline
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/transforms/lsh"
+)
+
+// Stats is stats.json. Everything but Timings is a deterministic function of the input
+// and the flags.
+type Stats struct {
+	Parameters          Parameters         `json:"parameters"`
+	Inputs              []string           `json:"inputs"`
+	Counts              map[string]int64   `json:"counts"`
+	ConnectedComponents CCStats            `json:"connected_components"`
+	LargestCluster      int64              `json:"largest_cluster"`
+	Detection           map[string]float64 `json:"detection_probability"`
+	Timings             map[string]float64 `json:"timings"`
+}
+
+// Parameters are the settings that decide the result.
+type Parameters struct {
+	NumPerm    int     `json:"num_perm"`
+	Scheme     string  `json:"scheme"`
+	Hash       string  `json:"hash"`
+	Seed       int64   `json:"seed"`
+	Bands      int     `json:"b"`
+	Rows       int     `json:"r"`
+	Threshold  float64 `json:"threshold"`
+	NGram      int     `json:"ngram"`
+	Shingle    string  `json:"shingle"`
+	StripPunct bool    `json:"strip_punct"`
+	Verify     string  `json:"verify"`
+	Keep       string  `json:"keep"`
+	// EstimateFloor is the estimate below which --verify exact skips a candidate.
+	EstimateFloor float64 `json:"estimate_floor"`
+}
+
+// CCStats reports connected components' rounds and convergence.
+type CCStats struct {
+	Rounds      int   `json:"rounds"`
+	Converged   bool  `json:"converged"`
+	Unconverged int64 `json:"unconverged_nodes"`
+}
+
+// DetectionSimilarities are the similarities stats.json reports the S-curve at.
+var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
+
+// countNames are the counters copied into stats.json, in the order a reader follows the
+// pipeline; counters never incremented are reported as 0.
+var countNames = []string{
+	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents",
+	"exact_duplicates", "signed_documents", "shared_buckets", "bucket_edges", "candidate_pairs",
+	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
+}
+
+func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.Duration) *Stats {
+	st := &Stats{
+		Parameters: Parameters{
+			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
+			Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
+			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
+			Verify: cfg.Verify, Keep: cfg.Keep, EstimateFloor: cfg.estimateFloor(),
+		},
+		Inputs:    inputs,
+		Counts:    map[string]int64{},
+		Detection: map[string]float64{},
+		Timings:   map[string]float64{"total_time": wall.Seconds()},
+	}
+	for _, n := range countNames {
+		st.Counts[n] = 0
+	}
+	nanos := map[string]string{
+		"shingle_nanos": "shingle_time", "minhash_nanos": "minhash_time", "verify_nanos": "verify_time",
+	}
+	var unconverged int64
+	if res != nil {
+		all := res.Metrics().AllMetrics()
+		for _, c := range all.Counters() {
+			if c.Namespace() != metricsNS {
+				continue
+			}
+			switch name := c.Name(); {
+			case nanos[name] != "":
+				st.Timings[nanos[name]] += float64(c.Result()) / 1e9
+			case name == "cc_unconverged_nodes":
+				unconverged += c.Result()
+			default:
+				st.Counts[name] += c.Result()
+			}
+		}
+		for _, d := range all.Distributions() {
+			if d.Namespace() == metricsNS && d.Name() == "cluster_size" && d.Result().Max > st.LargestCluster {
+				st.LargestCluster = d.Result().Max
+			}
+		}
+	}
+	st.ConnectedComponents = CCStats{Rounds: cfg.CCRounds, Converged: unconverged == 0, Unconverged: unconverged}
+	for _, sim := range DetectionSimilarities {
+		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)
+	}
+	return st
+}
+
+// check enforces the accounting rule: every document read is kept or removed.
+func (st *Stats) check() error {
+	read, kept, removed := st.Counts["documents_read"], st.Counts["kept"], st.Counts["removed"]
+	if kept+removed != read {
+		return fmt.Errorf("accounting error: %d documents read but %d kept + %d removed; outputs left uncommitted", read, kept, removed)
+	}
+	return nil
+}
