@@ -22,6 +22,23 @@ const (
 	VerifyNone     = "none"     // every LSH candidate is a duplicate
 )
 
+// LSH objectives: how bands and rows are chosen from the threshold and num_perm.
+const (
+	LSHRecall     = "recall"     // detect pairs at threshold+0.05 with probability ≥ 0.99 (default)
+	LSHDatasketch = "datasketch" // datasketch's choice, minimizing 0.5·FP + 0.5·FN
+)
+
+// ChooseLSH returns (b, r) for an objective.
+func ChooseLSH(objective string, threshold float64, numPerm int) (lsh.Params, error) {
+	switch objective {
+	case LSHRecall:
+		return lsh.RecallParams(threshold, numPerm, lsh.DefaultRecallMargin, lsh.DefaultRecallTarget)
+	case LSHDatasketch:
+		return lsh.OptimalParams(threshold, numPerm, 0.5, 0.5)
+	}
+	return lsh.Params{}, fmt.Errorf("--lsh: must be recall or datasketch, got %q", objective)
+}
+
 // Keep policies: which member of a cluster survives.
 const (
 	KeepSmallestID = "smallest-id"
@@ -45,7 +62,8 @@ type Config struct {
 	Seed      int64
 	NumPerm   int
 	Threshold float64
-	Bands     int // 0: chosen by lsh.OptimalParams
+	LSH       string // how (b, r) are chosen when Bands is 0: LSHRecall or LSHDatasketch
+	Bands     int    // 0: chosen by the LSH objective
 	Rows      int
 
 	Verify   string
@@ -66,6 +84,7 @@ func DefaultConfig() Config {
 		Seed:      1,
 		NumPerm:   128,
 		Threshold: 0.8,
+		LSH:       LSHRecall,
 		Verify:    VerifyExact,
 		Keep:      KeepSmallestID,
 		CCRounds:  12,
@@ -118,7 +137,7 @@ func (c *Config) Validate() error {
 	}
 	switch {
 	case c.Bands == 0 && c.Rows == 0:
-		p, err := lsh.OptimalParams(c.Threshold, c.NumPerm, 0.5, 0.5)
+		p, err := ChooseLSH(c.LSH, c.Threshold, c.NumPerm)
 		if err != nil {
 			return fmt.Errorf("--threshold %v with --num-perm %d: %w", c.Threshold, c.NumPerm, err)
 		}

@@ -296,14 +296,15 @@ func TestKeepLongest(t *testing.T) {
 
 func TestValidateRejectsBadFlags(t *testing.T) {
 	for name, mutate := range map[string]func(*Config){
-		"--threshold":  func(c *Config) { c.Threshold = 1.5 },
-		"--num-perm":   func(c *Config) { c.NumPerm = 1 },
-		"--verify":     func(c *Config) { c.Verify = "maybe" },
-		"--keep":       func(c *Config) { c.Keep = "newest" },
-		"--scheme":     func(c *Config) { c.Scheme = "affine16" },
-		"--cc-rounds":  func(c *Config) { c.CCRounds = 0 },
-		"--ngram":      func(c *Config) { c.Shingle.N = 0 },
-		"--num-perm 2": func(c *Config) { c.NumPerm = 2; c.Threshold = 0.99 },
+		"--threshold":   func(c *Config) { c.Threshold = 1.5 },
+		"--num-perm":    func(c *Config) { c.NumPerm = 1 },
+		"--verify":      func(c *Config) { c.Verify = "maybe" },
+		"--keep":        func(c *Config) { c.Keep = "newest" },
+		"--scheme":      func(c *Config) { c.Scheme = "affine16" },
+		"--cc-rounds":   func(c *Config) { c.CCRounds = 0 },
+		"--ngram":       func(c *Config) { c.Shingle.N = 0 },
+		"--num-perm 16": func(c *Config) { c.LSH, c.NumPerm, c.Threshold = LSHDatasketch, 16, 0.9 }, // datasketch: b < 2
+		"--lsh":         func(c *Config) { c.LSH = "fast" },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := seedConfig(t)

@@ -28,6 +28,7 @@ type Parameters struct {
 	Scheme     string  `json:"scheme"`
 	Hash       string  `json:"hash"`
 	Seed       int64   `json:"seed"`
+	LSH        string  `json:"lsh"`
 	Bands      int     `json:"b"`
 	Rows       int     `json:"r"`
 	Threshold  float64 `json:"threshold"`
@@ -62,7 +63,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	st := &Stats{
 		Parameters: Parameters{
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
-			Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
+			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
 			Verify: cfg.Verify, Keep: cfg.Keep, EstimateFloor: cfg.estimateFloor(),
 		},

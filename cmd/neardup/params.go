@@ -13,6 +13,7 @@ import (
 )
 
 type paramsReport struct {
+	Objective     string             `json:"objective"`
 	Bands         int                `json:"bands"`
 	Rows          int                `json:"rows"`
 	FalsePositive float64            `json:"false_positive"`
@@ -26,16 +27,20 @@ func runParams(args []string, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("params", flag.ContinueOnError)
 	threshold := fs.Float64("threshold", 0.8, "Jaccard threshold")
 	numPerm := fs.Int("num-perm", 128, "MinHash permutations")
-	fpWeight := fs.Float64("fp-weight", 0.5, "weight of false positives (false negatives get 1 minus it)")
+	objective := fs.String("lsh", pipeline.LSHRecall, "objective: recall (dedup's default) or datasketch (MinHashLSH's choice)")
+	fpWeight := fs.Float64("fp-weight", 0.5, "with --lsh datasketch: weight of false positives (false negatives get 1 minus it)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p, err := lsh.OptimalParams(*threshold, *numPerm, *fpWeight, 1-*fpWeight)
+	p, err := pipeline.ChooseLSH(*objective, *threshold, *numPerm)
+	if *objective == pipeline.LSHDatasketch {
+		p, err = lsh.OptimalParams(*threshold, *numPerm, *fpWeight, 1-*fpWeight)
+	}
 	if err != nil {
 		return usageError{err}
 	}
-	rep := paramsReport{Bands: p.Bands, Rows: p.Rows, FalsePositive: p.FalsePositive, FalseNegative: p.FalseNegative,
+	rep := paramsReport{Objective: *objective, Bands: p.Bands, Rows: p.Rows, FalsePositive: p.FalsePositive, FalseNegative: p.FalseNegative,
 		Detection: map[string]float64{}}
 	for _, s := range pipeline.DetectionSimilarities {
 		rep.Detection[strconv.FormatFloat(s, 'f', -1, 64)] = lsh.Detection(s, p.Bands, p.Rows)
@@ -45,8 +50,8 @@ func runParams(args []string, stdout, _ io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	fmt.Fprintf(stdout, "threshold %s, num_perm %d: b=%d bands of r=%d rows (%d of %d permutations used)\n",
-		pyrepr.Float(*threshold), *numPerm, p.Bands, p.Rows, p.Bands*p.Rows, *numPerm)
+	fmt.Fprintf(stdout, "threshold %s, num_perm %d, objective %s: b=%d bands of r=%d rows (%d of %d permutations used)\n",
+		pyrepr.Float(*threshold), *numPerm, *objective, p.Bands, p.Rows, p.Bands*p.Rows, *numPerm)
 	fmt.Fprintf(stdout, "false positive area %s, false negative area %s\n", pyrepr.Float(p.FalsePositive), pyrepr.Float(p.FalseNegative))
 	fmt.Fprintln(stdout, "similarity  P(candidate)")
 	for _, s := range pipeline.DetectionSimilarities {
