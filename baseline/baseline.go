@@ -110,7 +110,10 @@ type IDPair struct {
 
 // Run loads o.Input, joins it, writes the pairs as JSONL (see WritePairs) to
 // o.Output, or to out when o.Output is "", and a one-line summary to log.
-func Run(ctx context.Context, o Options, out, log io.Writer) error {
+func Run(o Options, out, log io.Writer) error { return RunContext(context.Background(), o, out, log) }
+
+// RunContext is Run with a context for reading the inputs.
+func RunContext(ctx context.Context, o Options, out, log io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}

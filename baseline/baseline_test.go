@@ -114,13 +114,13 @@ func TestSeedExample(t *testing.T) {
 
 	var out, log bytes.Buffer
 	o.Threshold = 0.8
-	require.NoError(t, Run(context.Background(), o, &out, &log))
+	require.NoError(t, Run(o, &out, &log))
 	assert.Equal(t, `{"a": "D1", "b": "D4", "similarity": 1.0}`+"\n", out.String())
 	assert.Contains(t, log.String(), "4 documents")
 
 	o.Output = filepath.Join(t.TempDir(), "pairs.jsonl")
 	out.Reset()
-	require.NoError(t, Run(context.Background(), o, &out, &log))
+	require.NoError(t, RunContext(context.Background(), o, &out, &log))
 	assert.Empty(t, out.String())
 	b, err := os.ReadFile(o.Output)
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestSeedExample(t *testing.T) {
 	o.Output = ""
 
 	o.Threshold = 0.6
-	require.NoError(t, Run(context.Background(), o, &out, &log))
+	require.NoError(t, RunContext(context.Background(), o, &out, &log))
 	assert.Equal(t, `{"a": "D1", "b": "D2", "similarity": 0.6666666666666666}
 {"a": "D1", "b": "D4", "similarity": 1.0}
 {"a": "D2", "b": "D4", "similarity": 0.6666666666666666}

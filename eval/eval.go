@@ -118,7 +118,10 @@ func splitComma(v string) []string {
 
 // Run evaluates as o says and writes the report to w (a table, or JSON with
 // o.JSON), and the plot to o.SVG when set.
-func Run(ctx context.Context, o Options, w io.Writer) error {
+func Run(o Options, w io.Writer) error { return RunContext(context.Background(), o, w) }
+
+// RunContext is Run with a context for reading the inputs.
+func RunContext(ctx context.Context, o Options, w io.Writer) error {
 	r, err := Evaluate(ctx, o)
 	if err != nil {
 		return err

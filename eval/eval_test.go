@@ -224,7 +224,7 @@ func TestRunOutputs(t *testing.T) {
 	o.SVG = filepath.Join(t.TempDir(), "recall.svg")
 
 	var text bytes.Buffer
-	require.NoError(t, Run(context.Background(), o, &text))
+	require.NoError(t, Run(o, &text))
 	out := text.String()
 	for _, s := range []string{"corpus: 400 documents", "LSH b=9 r=13", "planted truth", "exact components (J ≥ 0.8)",
 		"precision", "ARI", "0.70–0.75", "0.95–1.00", "S-curve"} {
@@ -263,7 +263,7 @@ func TestRunOutputs(t *testing.T) {
 
 	o.JSON, o.SVG = true, ""
 	var js bytes.Buffer
-	require.NoError(t, Run(context.Background(), o, &js))
+	require.NoError(t, RunContext(context.Background(), o, &js))
 	var back Report
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	assert.Equal(t, int64(400), back.Documents)
