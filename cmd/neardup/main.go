@@ -23,6 +23,9 @@ var verbs = []verb{
 	{"compare", "print exact Jaccard (and optionally the MinHash estimate) for pairs of documents in one file", runCompare},
 	{"params", "show the LSH bands/rows chosen for a threshold and num_perm, with the S-curve", runParams},
 	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},
+	{"gen", "write a deterministic synthetic corpus with planted near-duplicates and their truth clusters", runGen},
+	{"baseline", "find every pair with exact Jaccard >= threshold (prefix-filter similarity join)", runBaseline},
+	{"eval", "score a dedup result against planted clusters and the exact baseline", runEval},
 }
 
 func main() {
