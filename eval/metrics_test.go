@@ -196,3 +196,30 @@ func TestComponents(t *testing.T) {
 	assert.Len(t, got[0], n)
 	assert.Equal(t, "000000", got[0][0])
 }
+
+// BenchmarkCompare compares two clusterings of a million documents with clusters
+// up to 100,000 documents: counts come from the contingency table, so the cost
+// follows the documents, not the 10¹⁰ pairs.
+func BenchmarkCompare(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 1_000_000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("doc-%07d", i)
+	}
+	var truth, result Clusters
+	truth = append(truth, ids[:100000])
+	for i := 100000; i+4 <= n/2; i += 4 {
+		truth = append(truth, ids[i:i+4])
+	}
+	result = append(result, ids[50000:150000])
+	for i := 150000; i+3 <= n/2; i += 3 {
+		result = append(result, ids[i:i+3])
+	}
+	r.Shuffle(len(result), func(i, j int) { result[i], result[j] = result[j], result[i] })
+	for b.Loop() {
+		if _, err := Compare(truth, result, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -88,8 +88,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.Result.Clusters, r.Result.Documents, r.Result.Pairs)
 	if r.Exact != nil {
 		e := r.Exact
-		fmt.Fprintf(bw, "exact:  %d pairs with Jaccard ≥ %v (%s shingles, n=%d) in %d components; %d of them (%.4f) co-clustered in the result\n",
-			e.Pairs, e.Threshold, p.Shingle, p.NGram, e.Components, e.PairsFound, e.PairRecall)
+		src := "from the exact pairs file"
+		if e.JoinThreshold > 0 {
+			src = fmt.Sprintf("joined here at ≥ %v on %s %d-grams", e.JoinThreshold, p.Shingle, p.NGram)
+		}
+		fmt.Fprintf(bw, "exact:  %d pairs with Jaccard ≥ %v (%s) in %d components; %d of them (%.4f) co-clustered in the result\n",
+			e.Pairs, e.Threshold, src, e.Components, e.PairsFound, e.PairRecall)
 	}
 
 	if r.VsTruth != nil || r.VsExact != nil {
