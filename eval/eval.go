@@ -322,15 +322,15 @@ func resolve(o Options, st *Stats) params {
 	p := params{Threshold: o.Threshold, Bands: o.Bands, Rows: o.Rows}
 	if p.Threshold == 0 {
 		p.Threshold = 0.8
-		if v, ok := st.Float("threshold"); ok {
+		if v, ok := st.FloatParam("threshold"); ok {
 			p.Threshold = v
 		}
 	}
 	if p.Bands == 0 {
-		p.Bands, _ = st.Int("bands", "b")
+		p.Bands, _ = st.IntParam("bands", "b")
 	}
 	if p.Rows == 0 {
-		p.Rows, _ = st.Int("rows", "r")
+		p.Rows, _ = st.IntParam("rows", "r")
 	}
 	j := baseline.Defaults()
 	j.Input, j.Format, j.IDField, j.TextField, j.Workers = o.Input, o.Format, o.IDField, o.TextField, o.Workers
@@ -341,13 +341,13 @@ func resolve(o Options, st *Stats) params {
 	j.Shingle.N = o.NGram
 	if j.Shingle.N == 0 {
 		j.Shingle.N = shingle.DefaultN
-		if v, ok := st.Int("ngram"); ok {
+		if v, ok := st.IntParam("ngram"); ok {
 			j.Shingle.N = v
 		}
 	}
 	kind := o.Shingle
 	if kind == "" {
-		kind, _ = st.String("shingle")
+		kind, _ = st.StringParam("shingle")
 	}
 	if k, err := shingle.ParseKind(kind); err == nil {
 		j.Shingle.Kind = k
@@ -356,11 +356,11 @@ func resolve(o Options, st *Stats) params {
 	}
 	j.StripPunct = o.StripPunct.Value
 	if !o.StripPunct.IsSet {
-		j.StripPunct, _ = st.Bool("strip_punct")
+		j.StripPunct, _ = st.BoolParam("strip_punct")
 	}
 	hash := o.Hash
 	if hash == "" {
-		hash, _ = st.String("hash")
+		hash, _ = st.StringParam("hash")
 	}
 	if hash != "" {
 		j.Hash = minhash.HashFunc(hash)

@@ -80,16 +80,16 @@ func ReadStats(path string) (*Stats, error) {
 	return &s, nil
 }
 
-// Int returns the first of the named parameters that is a whole number.
-func (s *Stats) Int(names ...string) (int, bool) {
-	if f, ok := s.Float(names...); ok && f == math.Trunc(f) {
+// IntParam returns the first of the named parameters that is a whole number.
+func (s *Stats) IntParam(names ...string) (int, bool) {
+	if f, ok := s.FloatParam(names...); ok && f == math.Trunc(f) {
 		return int(f), true
 	}
 	return 0, false
 }
 
-// Float returns the first of the named parameters that is a number.
-func (s *Stats) Float(names ...string) (float64, bool) {
+// FloatParam returns the first of the named parameters that is a number.
+func (s *Stats) FloatParam(names ...string) (float64, bool) {
 	if s == nil {
 		return 0, false
 	}
@@ -101,8 +101,8 @@ func (s *Stats) Float(names ...string) (float64, bool) {
 	return 0, false
 }
 
-// String returns the first of the named parameters that is a string.
-func (s *Stats) String(names ...string) (string, bool) {
+// StringParam returns the first of the named parameters that is a string.
+func (s *Stats) StringParam(names ...string) (string, bool) {
 	if s == nil {
 		return "", false
 	}
@@ -114,8 +114,8 @@ func (s *Stats) String(names ...string) (string, bool) {
 	return "", false
 }
 
-// Bool returns the first of the named parameters that is a boolean.
-func (s *Stats) Bool(names ...string) (bool, bool) {
+// BoolParam returns the first of the named parameters that is a boolean.
+func (s *Stats) BoolParam(names ...string) (bool, bool) {
 	if s == nil {
 		return false, false
 	}
