@@ -1,11 +1,11 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"sort"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -14,96 +14,209 @@ import (
 	"github.com/neardup/neardup/record"
 )
 
+// Connected-components modes.
+const (
+	CCLocal       = "local"       // union-find over all verified edges in one worker (default)
+	CCDistributed = "distributed" // large-star/small-star rounds, for edge sets no worker can hold
+)
+
 func init() {
-	register.Function2x0(edgeEndpoints)
-	register.Function2x0(edgeSims)
-	register.Function2x1(maxFloat)
-	register.Function2x1(longerMember)
-	register.Function3x0(memberByLabel)
+	register.DoFn5x1[context.Context, int, []Edge, func(int, []Fate), func(string, string), error](&clusterLocalFn{})
+	register.Function3x0(edgeEndpoints)
+	register.Function3x0(edgeMembers)
+	register.Function2x1(mergeMember)
+	register.Function4x0(labelledMember)
+	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, []Fate), func(string, string), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
-	register.DoFn6x1[context.Context, string, func(*string) bool, func(*string) bool, func(string, Fate), func(string, string), error](&clusterFn{})
-	register.Function3x0(featureLength)
-	register.Function3x0(labelIsKept)
-	register.Function4x0(labelledLength)
-	register.Function3x0(memberID)
-	register.Function6x1(decide)
-	register.Emitter2[string, float64]()
+	register.Function2x1(appendFates)
+	register.DoFn5x1[context.Context, int, func(*[]IDLoc) bool, func(*[]Fate) bool, func(record.Decision), error](&decideFn{})
+	register.Emitter2[int, []Fate]()
 	register.Emitter2[string, Member]()
-	register.Emitter2[string, Fate]()
 	register.Emitter1[record.Decision]()
-	register.Iter1[Fate]()
-	register.Iter1[float64]()
-	register.Iter1[int64]()
+	register.Iter1[Member]()
+	register.Iter1[string]()
+	register.Iter1[[]IDLoc]()
+	register.Iter1[[]Fate]()
 }
 
 var (
 	clustersTotal = beam.NewCounter(metricsNS, "clusters")
 	keptTotal     = beam.NewCounter(metricsNS, "kept")
 	removedTotal  = beam.NewCounter(metricsNS, "removed")
-	largestGauge  = beam.NewDistribution(metricsNS, "cluster_size")
+	clusterSizes  = beam.NewDistribution(metricsNS, "cluster_size")
 )
 
-// Cluster labels the documents joined by verified edges with connected components and
-// applies the keep policy. It returns the fate of every clustered document, the best
-// similarity of each to a verified neighbour, and one clusters.jsonl line per cluster,
-// keyed by cluster id.
-func Cluster(s beam.Scope, edges, features beam.PCollection, cfg *Config) (fates, sims, lines beam.PCollection) {
+func appendFates(a, b []Fate) []Fate { return append(a, b...) }
+
+// Cluster labels the documents joined by verified edges (all under key 0) with connected
+// components and applies the keep policy. It returns each clustered document's fate,
+// gathered by id partition, and one clusters.jsonl line per cluster keyed by cluster id.
+func Cluster(s beam.Scope, edges beam.PCollection, cfg *Config) (fates, lines beam.PCollection) {
 	s = s.Scope("Cluster")
+	if cfg.CC == CCDistributed {
+		return clusterDistributed(s, edges, cfg)
+	}
+	fates, lines = beam.ParDo2(s, &clusterLocalFn{Partitions: cfg.Partitions, Keep: cfg.Keep}, gather(s, appendEdges, edges))
+	return gather(s, appendFates, fates), lines
+}
+
+// clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
+// few next to its documents (one per removed document, about), so one worker holds them
+// easily up to hundreds of millions; beyond that, --cc distributed.
+type clusterLocalFn struct {
+	Partitions int
+	Keep       string
+}
+
+func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, edges []Edge, emitFates func(int, []Fate), emitLine func(string, string)) error {
+	index := map[string]int{}
+	var members []Member
+	node := func(id string, length int64, sim float64) int {
+		i, ok := index[id]
+		if !ok {
+			i = len(members)
+			index[id] = i
+			members = append(members, Member{ID: id, Length: length})
+		}
+		members[i].Sim = max(members[i].Sim, sim)
+		return i
+	}
+	parent := []int{}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, e := range edges {
+		u, v := node(e.U, e.ULen, e.Sim), node(e.V, e.VLen, e.Sim)
+		for len(parent) < len(members) {
+			parent = append(parent, len(parent))
+		}
+		if ru, rv := find(u), find(v); ru != rv {
+			parent[max(ru, rv)] = min(ru, rv)
+		}
+	}
+	comps := map[int][]Member{}
+	for i, m := range members {
+		r := find(i)
+		comps[r] = append(comps[r], m)
+	}
+	byPart := map[int][]Fate{}
+	for _, r := range sortedKeys(comps) {
+		fates, label, line, err := keepOne(ctx, comps[r], f.Keep)
+		if err != nil {
+			return err
+		}
+		for _, ft := range fates {
+			p := partOfString(ft.ID, f.Partitions)
+			byPart[p] = append(byPart[p], ft)
+		}
+		emitLine(label, line)
+	}
+	for _, p := range sortedKeys(byPart) {
+		emitFates(p, byPart[p])
+	}
+	return nil
+}
+
+type clusterLine struct {
+	Cluster string   `json:"cluster"`
+	Size    int      `json:"size"`
+	Kept    string   `json:"kept"`
+	Members []string `json:"members"`
+}
+
+// keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
+// keeps that member (smallest-id) or the longest text, ties going to the smaller id.
+func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, label, line string, err error) {
+	slices.SortFunc(members, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
+	label, kept := members[0].ID, members[0]
+	if keep == KeepLongest {
+		for _, m := range members[1:] {
+			if m.Length > kept.Length {
+				kept = m
+			}
+		}
+	}
+	ids := make([]string, len(members))
+	for i, m := range members {
+		ids[i] = m.ID
+		fates = append(fates, Fate{ID: m.ID, Cluster: kept.ID, Removed: m.ID != kept.ID, Sim: m.Sim})
+	}
+	clustersTotal.Inc(ctx, 1)
+	clusterSizes.Update(ctx, int64(len(members)))
+	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: kept.ID, Members: ids})
+	if err != nil {
+		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
+	}
+	return fates, label, string(b), nil
+}
+
+// clusterDistributed labels with large-star/small-star rounds, then groups each
+// cluster's members by label for the keep policy.
+func clusterDistributed(s beam.Scope, edges beam.PCollection, cfg *Config) (fates, lines beam.PCollection) {
 	labels, unconverged := connectedcomponents.Label(s, beam.ParDo(s, edgeEndpoints, edges), connectedcomponents.Options{Rounds: cfg.CCRounds})
 	beam.ParDo0(s, &checkConvergedFn{Rounds: cfg.CCRounds}, unconverged)
-	sims = beam.CombinePerKey(s, maxFloat, beam.ParDo(s, edgeSims, edges))
+	info := beam.CombinePerKey(s, mergeMember, beam.ParDo(s, edgeMembers, edges))
+	byLabel := beam.ParDo(s, labelledMember, beam.CoGroupByKey(s, labels, info))
+	fates, lines = beam.ParDo2(s, &clusterDistributedFn{Partitions: cfg.Partitions, Keep: cfg.Keep}, beam.GroupByKey(s, byLabel))
+	return gather(s, appendFates, fates), lines
+}
 
-	members := beam.ParDo(s, memberByLabel, labels)
-	var kept beam.PCollection
-	if cfg.Keep == KeepLongest {
-		lengths := beam.ParDo(s, featureLength, features)
-		withLen := beam.ParDo(s, labelledLength, beam.CoGroupByKey(s, labels, lengths))
-		kept = beam.ParDo(s, memberID, beam.CombinePerKey(s, longerMember, withLen))
-	} else {
-		kept = beam.ParDo(s, labelIsKept, labels)
+func edgeEndpoints(_ int, edges []Edge, emit func(string, string)) {
+	for _, e := range edges {
+		emit(e.U, e.V)
 	}
-	fates, lines = beam.ParDo2(s, &clusterFn{}, beam.CoGroupByKey(s, members, kept))
-	return fates, sims, lines
 }
 
-func edgeEndpoints(e Edge, emit func(string, string)) { emit(e.U, e.V) }
-
-func edgeSims(e Edge, emit func(string, float64)) {
-	emit(e.U, e.Sim)
-	emit(e.V, e.Sim)
+func edgeMembers(_ int, edges []Edge, emit func(string, Member)) {
+	for _, e := range edges {
+		emit(e.U, Member{ID: e.U, Length: e.ULen, Sim: e.Sim})
+		emit(e.V, Member{ID: e.V, Length: e.VLen, Sim: e.Sim})
+	}
 }
 
-func maxFloat(a, b float64) float64 { return math.Max(a, b) }
+func mergeMember(a, b Member) Member {
+	a.Sim = max(a.Sim, b.Sim)
+	return a
+}
 
-func memberByLabel(node, label string, emit func(string, string)) { emit(label, node) }
-
-// labelIsKept emits nothing: under smallest-id the label itself is kept, and an empty
-// PCollection of the right type keeps one clusterFn for both policies.
-func labelIsKept(string, string, func(string, string)) {}
-
-func labelledLength(node string, labels func(*string) bool, lengths func(*int64) bool, emit func(string, Member)) {
+func labelledMember(_ string, labels func(*string) bool, infos func(*Member) bool, emit func(string, Member)) {
 	var label string
-	var n int64
-	if labels(&label) {
-		lengths(&n)
-		emit(label, Member{ID: node, Length: n})
+	var m Member
+	if labels(&label) && infos(&m) {
+		emit(label, m)
 	}
 }
 
-func memberID(label string, m Member, emit func(string, string)) { emit(label, m.ID) }
-
-func featureLength(_ uint64, f Feature, emit func(string, int64)) { emit(f.ID, f.Length) }
-
-// longerMember prefers the longer text and, between equals, the smaller id, so the
-// choice is the same whatever order the combiner sees members in.
-func longerMember(a, b Member) Member {
-	if a.Length > b.Length || (a.Length == b.Length && a.ID < b.ID) {
-		return a
-	}
-	return b
+// clusterDistributedFn gathers one cluster's members; they are sorted for the
+// clusters.jsonl line, so a cluster's members are held in memory here.
+type clusterDistributedFn struct {
+	Partitions int
+	Keep       string
 }
 
-// checkConverged fails the run when connected components did not converge: the labels
+func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, []Fate), emitLine func(string, string)) error {
+	var members []Member
+	var m Member
+	for iter(&m) {
+		members = append(members, m)
+	}
+	fates, label, line, err := keepOne(ctx, members, f.Keep)
+	if err != nil {
+		return err
+	}
+	for _, ft := range fates {
+		emitFates(partOfString(ft.ID, f.Partitions), []Fate{ft})
+	}
+	emitLine(label, line)
+	return nil
+}
+
+// checkConvergedFn fails the run when connected components did not converge: the labels
 // would be wrong and nothing may be written from them.
 type checkConvergedFn struct{ Rounds int }
 
@@ -114,63 +227,40 @@ func (f *checkConvergedFn) ProcessElement(n int64) error {
 	return fmt.Errorf("connected components did not converge in %d rounds: %d nodes unconverged; rerun with a larger --cc-rounds (e.g. %d)", f.Rounds, n, 2*f.Rounds)
 }
 
-// clusterFn writes one cluster: each member's fate and the clusters.jsonl line. The
-// member ids are sorted for the line, so a cluster's ids are held in memory here; a
-// cluster is small next to the corpus even when it is the corpus' largest.
-type clusterFn struct{}
+// decideFn gives every document of a partition its Decision; documents in no cluster
+// are kept.
+type decideFn struct{}
 
-type clusterLine struct {
-	Cluster string   `json:"cluster"`
-	Size    int      `json:"size"`
-	Kept    string   `json:"kept"`
-	Members []string `json:"members"`
-}
-
-func (clusterFn) ProcessElement(ctx context.Context, label string, nodes func(*string) bool, kept func(*string) bool, emitFate func(string, Fate), emitLine func(string, string)) error {
-	keep := label
-	var k string
-	if kept(&k) {
-		keep = k
+func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*[]IDLoc) bool, fateIter func(*[]Fate) bool, emit func(record.Decision)) error {
+	fates := map[string]Fate{}
+	var part []Fate
+	for fateIter(&part) {
+		for _, ft := range part {
+			fates[ft.ID] = ft
+		}
 	}
-	var ids []string
-	var id string
-	for nodes(&id) {
-		ids = append(ids, id)
+	var locs []IDLoc
+	seen := 0
+	for locIter(&locs) {
+		for _, l := range locs {
+			d := record.Decision{File: l.File, Line: l.Line, ID: l.ID, Cluster: l.ID}
+			if ft, ok := fates[l.ID]; ok {
+				seen++
+				d.Cluster, d.Removed = ft.Cluster, ft.Removed
+				if ft.Removed {
+					d.Similarity = ft.Sim
+				}
+			}
+			if d.Removed {
+				removedTotal.Inc(ctx, 1)
+			} else {
+				keptTotal.Inc(ctx, 1)
+			}
+			emit(d)
+		}
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		emitFate(id, Fate{Cluster: keep, Removed: id != keep})
+	if seen != len(fates) {
+		return fmt.Errorf("%d clustered documents have no input location (internal error)", len(fates)-seen)
 	}
-	clustersTotal.Inc(ctx, 1)
-	largestGauge.Update(ctx, int64(len(ids)))
-	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: keep, Members: ids})
-	if err != nil {
-		return fmt.Errorf("cluster %q: %w", label, err)
-	}
-	emitLine(label, string(b))
-	return nil
-}
-
-// decide gives every document its Decision. Documents in no cluster are kept.
-func decide(ctx context.Context, id string, locs func(*Loc) bool, fates func(*Fate) bool, sims func(*float64) bool, emit func(record.Decision)) error {
-	var loc Loc
-	if !locs(&loc) {
-		return fmt.Errorf("document %q has no input location (internal error)", id)
-	}
-	d := record.Decision{File: loc.File, Line: loc.Line, ID: id, Cluster: id}
-	var f Fate
-	if fates(&f) {
-		d.Cluster, d.Removed = f.Cluster, f.Removed
-	}
-	var sim float64
-	if d.Removed && sims(&sim) {
-		d.Similarity = sim
-	}
-	if d.Removed {
-		removedTotal.Inc(ctx, 1)
-	} else {
-		keptTotal.Inc(ctx, 1)
-	}
-	emit(d)
 	return nil
 }

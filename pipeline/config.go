@@ -66,28 +66,32 @@ type Config struct {
 	Bands     int    // 0: chosen by the LSH objective
 	Rows      int
 
-	Verify   string
-	Keep     string
-	CCRounds int
-	Quiet    bool
+	Verify     string
+	Keep       string
+	CC         string // CCLocal or CCDistributed
+	CCRounds   int    // rounds of CCDistributed
+	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
+	Quiet      bool
 }
 
 // DefaultConfig returns the defaults the CLI documents.
 func DefaultConfig() Config {
 	return Config{
-		Format:    "auto",
-		IDField:   "id",
-		TextField: "text",
-		Shingle:   shingle.Options{Kind: shingle.Word, N: 5},
-		Scheme:    minhash.Affine32,
-		Hash:      minhash.XXHash,
-		Seed:      1,
-		NumPerm:   128,
-		Threshold: 0.8,
-		LSH:       LSHRecall,
-		Verify:    VerifyExact,
-		Keep:      KeepSmallestID,
-		CCRounds:  12,
+		Format:     "auto",
+		IDField:    "id",
+		TextField:  "text",
+		Shingle:    shingle.Options{Kind: shingle.Word, N: 5},
+		Scheme:     minhash.Affine32,
+		Hash:       minhash.XXHash,
+		Seed:       1,
+		NumPerm:    128,
+		Threshold:  0.8,
+		LSH:        LSHRecall,
+		Verify:     VerifyExact,
+		Keep:       KeepSmallestID,
+		CC:         CCLocal,
+		CCRounds:   12,
+		Partitions: 256,
 	}
 }
 
@@ -125,6 +129,14 @@ func (c *Config) Validate() error {
 	case KeepSmallestID, KeepLongest:
 	default:
 		errs = append(errs, fmt.Errorf("--keep: must be smallest-id or longest, got %q", c.Keep))
+	}
+	switch c.CC {
+	case CCLocal, CCDistributed:
+	default:
+		errs = append(errs, fmt.Errorf("--cc: must be local or distributed, got %q", c.CC))
+	}
+	if c.Partitions < 1 {
+		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))

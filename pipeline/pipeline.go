@@ -14,28 +14,37 @@ const metricsNS = "neardup"
 func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	docs, rejected := source.Read(s, files, cfg.sourceConfig())
 
-	locs := beam.ParDo(s, locate, docs)
-	idCheck := beam.ParDo(s.Scope("CheckUniqueIDs"), checkUniqueID, beam.GroupByKey(s, locs))
+	s1 := s.Scope("CheckUniqueIDs")
+	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, beam.ParDo(s1, &locateFn{Partitions: cfg.Partitions}, docs)))
 
 	features := beam.ParDo(s.Scope("Shingle"), &featurizeFn{
 		StripPunct: cfg.Normalize.StripPunct, Kind: cfg.Shingle.Kind.String(), N: cfg.Shingle.N, Hash: string(cfg.Hash),
+		Partitions: cfg.Partitions,
 	}, docs, beam.SideInput{Input: idCheck})
 
 	s2 := s.Scope("CollapseExactDuplicates")
-	reps, exactEdges := beam.ParDo2(s2, collapseFn{}, beam.GroupByKey(s2, features))
+	reps, exactEdges := beam.ParDo2(s2, &collapseFn{Partitions: cfg.Partitions}, gather(s2, appendFeatures, features))
 
 	s3 := s.Scope("MinHashLSH")
-	bands, signed := beam.ParDo2(s3, &signFn{
+	bands := beam.ParDo(s3, &signFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Bands: cfg.Bands, Rows: cfg.Rows,
-	}, reps)
-	candidates := beam.ParDo(s3, bucketEdges, beam.GroupByKey(s3, bands))
+		Partitions: cfg.Partitions,
+	}, beam.ParDo(s3, unpackFeatures, reps))
+	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands))
 
-	verified := Verify(s, candidates, signed, cfg)
-	fates, sims, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), features, cfg)
+	repParts := gather(s, appendFeatures, reps)
+	verified := Verify(s, repParts, gather(s, appendEdges, candidates), cfg)
+	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 
-	decisions := beam.ParDo(s.Scope("Decide"), decide, beam.CoGroupByKey(s, locs, fates, sims))
+	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
 	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
+}
+
+func unpackFeatures(_ int, feats []Feature, emit func(Feature)) {
+	for _, f := range feats {
+		emit(f)
+	}
 }
 
 func (c *Config) sourceConfig() source.Config {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -37,15 +38,17 @@ type Parameters struct {
 	StripPunct bool    `json:"strip_punct"`
 	Verify     string  `json:"verify"`
 	Keep       string  `json:"keep"`
+	Partitions int     `json:"partitions"`
 	// EstimateFloor is the estimate below which --verify exact skips a candidate.
 	EstimateFloor float64 `json:"estimate_floor"`
 }
 
 // CCStats reports connected components' rounds and convergence.
 type CCStats struct {
-	Rounds      int   `json:"rounds"`
-	Converged   bool  `json:"converged"`
-	Unconverged int64 `json:"unconverged_nodes"`
+	Mode        string `json:"mode"`
+	Rounds      int    `json:"rounds,omitempty"`
+	Converged   bool   `json:"converged"`
+	Unconverged int64  `json:"unconverged_nodes"`
 }
 
 // DetectionSimilarities are the similarities stats.json reports the S-curve at.
@@ -57,6 +60,7 @@ var countNames = []string{
 	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents",
 	"exact_duplicates", "signed_documents", "shared_buckets", "bucket_edges", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
+	"output_kept", "output_removed", "output_rejected",
 }
 
 func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.Duration) *Stats {
@@ -65,7 +69,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
-			Verify: cfg.Verify, Keep: cfg.Keep, EstimateFloor: cfg.estimateFloor(),
+			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, EstimateFloor: cfg.estimateFloor(),
 		},
 		Inputs:    inputs,
 		Counts:    map[string]int64{},
@@ -76,7 +80,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 		st.Counts[n] = 0
 	}
 	nanos := map[string]string{
-		"shingle_nanos": "shingle_time", "minhash_nanos": "minhash_time", "verify_nanos": "verify_time",
+		"shingle_nanos": "shingle_time", "minhash_nanos": "minhash_time", "lsh_nanos": "lsh_time", "verify_nanos": "verify_time",
 	}
 	var unconverged int64
 	if res != nil {
@@ -90,6 +94,8 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 				st.Timings[nanos[name]] += float64(c.Result()) / 1e9
 			case name == "cc_unconverged_nodes":
 				unconverged += c.Result()
+			case strings.HasPrefix(name, "cc_round_"):
+				// per-round progress of --cc distributed: debugging detail, not a count
 			default:
 				st.Counts[name] += c.Result()
 			}
@@ -100,18 +106,27 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			}
 		}
 	}
-	st.ConnectedComponents = CCStats{Rounds: cfg.CCRounds, Converged: unconverged == 0, Unconverged: unconverged}
+	st.ConnectedComponents = CCStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
+	if cfg.CC == CCDistributed {
+		st.ConnectedComponents.Rounds = cfg.CCRounds
+	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)
 	}
 	return st
 }
 
-// check enforces the accounting rule: every document read is kept or removed.
+// check enforces the accounting rule: every document read is decided kept or removed,
+// and the writers wrote exactly those records and the rejected ones.
 func (st *Stats) check() error {
-	read, kept, removed := st.Counts["documents_read"], st.Counts["kept"], st.Counts["removed"]
-	if kept+removed != read {
-		return fmt.Errorf("accounting error: %d documents read but %d kept + %d removed; outputs left uncommitted", read, kept, removed)
+	c := st.Counts
+	if c["kept"]+c["removed"] != c["documents_read"] {
+		return fmt.Errorf("accounting error: %d documents read but %d kept + %d removed; outputs left uncommitted",
+			c["documents_read"], c["kept"], c["removed"])
+	}
+	if c["output_kept"] != c["kept"] || c["output_removed"] != c["removed"] || c["output_rejected"] != c["records_rejected"] {
+		return fmt.Errorf("accounting error: wrote %d kept, %d removed, %d rejected records for %d, %d, %d; outputs left uncommitted",
+			c["output_kept"], c["output_removed"], c["output_rejected"], c["kept"], c["removed"], c["records_rejected"])
 	}
 	return nil
 }

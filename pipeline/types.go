@@ -7,55 +7,60 @@ import (
 )
 
 // Feature is a document reduced to what dedup needs: its shingle-hash set (sorted,
-// distinct) and its text length for the "longest" keep policy.
+// distinct), that set's fingerprint, and its text length for the "longest" keep policy.
 type Feature struct {
-	ID     string
-	Hashes []uint64
-	Length int64
+	ID      string
+	SetHash uint64
+	Hashes  []uint64
+	Length  int64
 }
 
-// Signed is a representative document ready for candidate checks: signature and
-// shingle-hash set, joined to candidate edges by id.
-type Signed struct {
-	ID     string
-	Sig    []uint64
-	Hashes []uint64
-}
-
-// HalfEdge is a candidate pair after the first join: U's data travelling to V.
-type HalfEdge struct {
-	U      string
-	Sig    []uint64
-	Hashes []uint64
-}
-
-// Edge is a verified duplicate pair with its similarity (exact Jaccard, or the estimate
-// under --verify estimate|none).
-type Edge struct {
-	U, V string
-	Sim  float64
-}
-
-// Loc is where a document came from.
-type Loc struct {
+// IDLoc is where a document came from.
+type IDLoc struct {
+	ID   string
 	File string
 	Line int64
 }
 
-// Fate is what the keep policy decided for a clustered document.
-type Fate struct {
-	Cluster string // id of the kept member
-	Removed bool
+// BandEntry puts a document in one LSH bucket.
+type BandEntry struct {
+	Key uint64
+	ID  string
 }
 
-// Member is a clustered document with its length, for the "longest" keep policy.
+// HalfEdge is a candidate pair after the first join: U's shingle set travelling to V.
+type HalfEdge struct {
+	U, V    string
+	Hashes  []uint64
+	ULength int64
+}
+
+// Edge is a candidate or verified pair. Verified edges carry the pair's similarity
+// (exact Jaccard, or the estimate under --verify estimate|none) and both lengths, so
+// clustering needs no further join.
+type Edge struct {
+	U, V       string
+	Sim        float64
+	ULen, VLen int64
+}
+
+// Fate is what the keep policy decided for a clustered document.
+type Fate struct {
+	ID      string
+	Cluster string  // id of the kept member
+	Removed bool    //
+	Sim     float64 // best similarity to a verified neighbour
+}
+
+// Member is a clustered document as the keep policy sees it.
 type Member struct {
 	ID     string
 	Length int64
+	Sim    float64
 }
 
 func init() {
-	for _, t := range []any{Feature{}, Signed{}, HalfEdge{}, Edge{}, Loc{}, Fate{}, Member{}} {
+	for _, t := range []any{Feature{}, IDLoc{}, BandEntry{}, HalfEdge{}, Edge{}, Fate{}, Member{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

@@ -1,30 +1,26 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
 )
 
 func init() {
-	register.Function2x1(edgeKey)
-	register.Function2x0(splitEdgeKey)
-	register.Function4x1(sendHalfEdges)
-	register.DoFn5x1[context.Context, string, func(*Signed) bool, func(*HalfEdge) bool, func(Edge)](&checkPairsFn{})
-	register.Iter1[Signed]()
-	register.Iter1[HalfEdge]()
-	register.Iter1[string]()
-	register.Emitter1[string]()
-	register.Emitter2[string, HalfEdge]()
+	register.DoFn4x1[int, func(*[]Feature) bool, func(*[]Edge) bool, func(int, []HalfEdge), error](&sendHalfEdgesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]Feature) bool, func(*[]HalfEdge) bool, func(int, []Edge), error](&checkPairsFn{})
+	register.Iter1[[]Feature]()
+	register.Iter1[[]Edge]()
+	register.Iter1[[]HalfEdge]()
+	register.Emitter2[int, []HalfEdge]()
 }
 
 var (
@@ -35,76 +31,116 @@ var (
 	verifyNanos     = beam.NewCounter(metricsNS, "verify_nanos")
 )
 
-// Verify turns star edges from the LSH buckets into verified duplicate edges: it removes
-// edges found in several bands, then joins each edge with both endpoints' signatures and
-// shingle-hash sets (by U, then by V) and decides on the pair.
-func Verify(s beam.Scope, candidates, signed beam.PCollection, cfg *Config) beam.PCollection {
+// Verify decides the candidate edges from the LSH buckets. reps holds the representatives'
+// features gathered by id partition; candidates the star edges gathered by U's partition.
+// Each edge meets U's shingle set, travels to V's partition and is decided there; the
+// result is the verified edges, all under key 0.
+func Verify(s beam.Scope, reps, candidates beam.PCollection, cfg *Config) beam.PCollection {
 	s = s.Scope("Verify")
-	distinct := filter.Distinct(s, beam.ParDo(s, edgeKey, candidates))
-	byU := beam.ParDo(s, splitEdgeKey, distinct)
-	half := beam.ParDo(s, sendHalfEdges, beam.CoGroupByKey(s, signed, byU))
+	half := beam.ParDo(s, &sendHalfEdgesFn{Partitions: cfg.Partitions}, beam.CoGroupByKey(s, reps, candidates))
 	return beam.ParDo(s, &checkPairsFn{
-		Scheme: string(cfg.Scheme), Seed: cfg.Seed, Mode: cfg.Verify,
+		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
 		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(),
-	}, beam.CoGroupByKey(s, signed, half))
+	}, beam.CoGroupByKey(s, reps, gather(s, appendHalfEdges, half)))
 }
 
-// edgeKey makes an edge one comparable value so filter.Distinct can combine duplicates
-// before the shuffle. U's length prefixes it, since ids may contain any character.
-func edgeKey(u, v string) string { return strconv.Itoa(len(u)) + ":" + u + v }
-
-func splitEdgeKey(k string, emit func(string, string)) {
-	n, rest, _ := strings.Cut(k, ":")
-	l, _ := strconv.Atoi(n)
-	emit(rest[:l], rest[l:])
+// partitionFeatures reads one partition's features (a single gathered list, or several
+// if the runner did not combine them all) sorted by id for lookups.
+func partitionFeatures(iter func(*[]Feature) bool) []Feature {
+	var all, part []Feature
+	for iter(&part) {
+		all = append(all, part...)
+	}
+	slices.SortFunc(all, func(a, b Feature) int { return cmp.Compare(a.ID, b.ID) })
+	return all
 }
 
-// sendHalfEdges forwards U's signature and shingle set to each of its candidates.
-func sendHalfEdges(u string, signed func(*Signed) bool, vs func(*string) bool, emit func(string, HalfEdge)) error {
-	var sg Signed
-	if !signed(&sg) {
-		var v string
-		if vs(&v) {
-			return fmt.Errorf("candidate %q has no signature (internal error)", u)
-		}
+func lookup(feats []Feature, id string) (Feature, bool) {
+	i, ok := slices.BinarySearchFunc(feats, id, func(f Feature, id string) int { return cmp.Compare(f.ID, id) })
+	if !ok {
+		return Feature{}, false
+	}
+	return feats[i], true
+}
+
+// sendHalfEdgesFn removes edges found in several bands and forwards U's shingle set to
+// V's partition.
+type sendHalfEdgesFn struct{ Partitions int }
+
+func (f *sendHalfEdgesFn) ProcessElement(_ int, featIter func(*[]Feature) bool, edgeIter func(*[]Edge) bool, emit func(int, []HalfEdge)) error {
+	var edges, part []Edge
+	for edgeIter(&part) {
+		edges = append(edges, part...)
+	}
+	if len(edges) == 0 {
 		return nil
 	}
-	var v string
-	for vs(&v) {
-		emit(v, HalfEdge{U: u, Sig: sg.Sig, Hashes: sg.Hashes})
+	feats := partitionFeatures(featIter)
+	slices.SortFunc(edges, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
+	edges = slices.CompactFunc(edges, func(a, b Edge) bool { return a.U == b.U && a.V == b.V })
+	byPart := map[int][]HalfEdge{}
+	for _, e := range edges {
+		u, ok := lookup(feats, e.U)
+		if !ok {
+			return fmt.Errorf("candidate %q has no features (internal error)", e.U)
+		}
+		p := partOfString(e.V, f.Partitions)
+		byPart[p] = append(byPart[p], HalfEdge{U: e.U, V: e.V, Hashes: u.Hashes, ULength: u.Length})
+	}
+	for _, p := range sortedKeys(byPart) {
+		emit(p, byPart[p])
 	}
 	return nil
 }
 
-// checkPairsFn decides every candidate pair that reaches V. Under --verify exact the
-// estimate only filters: a pair is a duplicate when its exact Jaccard reaches the
-// threshold, so the estimate's noise can never remove a document.
+// checkPairsFn decides every candidate pair whose V is in the partition. Under
+// --verify exact the estimate only filters: a pair is a duplicate when its exact Jaccard
+// reaches the threshold, so the estimate's noise can never remove a document.
+// Signatures are recomputed here rather than shuffled: signing a document costs less
+// than moving its signature.
 type checkPairsFn struct {
 	Scheme    string
 	Seed      int64
+	NumPerm   int
 	Mode      string
 	Threshold float64
 	Floor     float64
+
+	signer *minhash.Signer
 }
 
-func (f *checkPairsFn) ProcessElement(ctx context.Context, v string, signed func(*Signed) bool, halves func(*HalfEdge) bool, emit func(Edge)) error {
-	var sv Signed
-	if !signed(&sv) {
-		var h HalfEdge
-		if halves(&h) {
-			return fmt.Errorf("candidate %q has no signature (internal error)", v)
-		}
+func (f *checkPairsFn) Setup() error {
+	s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
+	f.signer = s
+	return err
+}
+
+func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, featIter func(*[]Feature) bool, halfIter func(*[]HalfEdge) bool, emit func(int, []Edge)) error {
+	var halves, part []HalfEdge
+	for halfIter(&part) {
+		halves = append(halves, part...)
+	}
+	if len(halves) == 0 {
 		return nil
 	}
 	start := time.Now()
 	defer func() { verifyNanos.Inc(ctx, int64(time.Since(start))) }()
-	mv := &minhash.MinHash{Scheme: minhash.Scheme(f.Scheme), Seed: f.Seed, Values: sv.Sig}
-	var h HalfEdge
-	for halves(&h) {
+	feats := partitionFeatures(featIter)
+	slices.SortFunc(halves, func(a, b HalfEdge) int { return cmp.Or(cmp.Compare(a.V, b.V), cmp.Compare(a.U, b.U)) })
+	var out []Edge
+	var vSig *minhash.MinHash
+	for i, h := range halves {
+		v, ok := lookup(feats, h.V)
+		if !ok {
+			return fmt.Errorf("candidate %q has no features (internal error)", h.V)
+		}
+		if i == 0 || halves[i-1].V != h.V {
+			vSig = f.signer.Sign(v.Hashes)
+		}
 		candidatePairs.Inc(ctx, 1)
-		est, err := (&minhash.MinHash{Scheme: mv.Scheme, Seed: f.Seed, Values: h.Sig}).Jaccard(mv)
+		est, err := f.signer.Sign(h.Hashes).Jaccard(vSig)
 		if err != nil {
-			return fmt.Errorf("compare %q and %q: %w", h.U, v, err)
+			return fmt.Errorf("compare %q and %q: %w", h.U, h.V, err)
 		}
 		sim := est
 		switch f.Mode {
@@ -120,14 +156,17 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, v string, signed func
 				falseCandidates.Inc(ctx, 1)
 				continue
 			}
-			sim = verify.Jaccard(h.Hashes, sv.Hashes)
+			sim = verify.Jaccard(h.Hashes, v.Hashes)
 			if sim < f.Threshold {
 				falseCandidates.Inc(ctx, 1)
 				continue
 			}
 		}
 		verifiedPairs.Inc(ctx, 1)
-		emit(orderedEdge(h.U, v, sim))
+		out = append(out, Edge{U: h.U, V: h.V, Sim: sim, ULen: h.ULength, VLen: v.Length})
+	}
+	if len(out) > 0 {
+		emit(0, out)
 	}
 	progress.stage.Store("verify")
 	return nil

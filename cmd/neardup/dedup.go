@@ -30,7 +30,9 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
 	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
 	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id or longest")
-	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "large-star/small-star rounds of connected components")
+	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
+	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
+	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")

@@ -1,0 +1,42 @@
+package pipeline
+
+import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cespare/xxhash/v2"
+)
+
+// Partitions: every shuffle in the pipeline groups by a partition of the key (a hash of
+// the id, set hash or band key modulo Config.Partitions) and gathers the partition's
+// items with an append combiner. The runner lifts the combiner, so each bundle sends one
+// element per partition instead of one per document or band key. Prism spends tens of
+// microseconds per shuffled element whatever its size, so this is what makes a corpus
+// of millions of documents fit one machine; on Dataflow it divides the shuffle's
+// element count the same way. A partition holds about corpus/Partitions items in memory
+// while it is processed, so --partitions should grow with the corpus.
+
+func init() {
+	register.Function2x1(appendFeatures)
+	register.Function2x1(appendLocs)
+	register.Function2x1(appendBandEntries)
+	register.Function2x1(appendEdges)
+	register.Function2x1(appendHalfEdges)
+}
+
+func partOfString(s string, n int) int { return int(xxhash.Sum64String(s) % uint64(n)) }
+
+// partOfHash spreads an already-uniform 64-bit hash; the high bits are used so that a
+// band key's low bits, which also pick nothing else, are not reused.
+func partOfHash(h uint64, n int) int { return int((h >> 32) % uint64(n)) }
+
+func appendFeatures(a, b []Feature) []Feature        { return append(a, b...) }
+func appendLocs(a, b []IDLoc) []IDLoc                { return append(a, b...) }
+func appendBandEntries(a, b []BandEntry) []BandEntry { return append(a, b...) }
+func appendEdges(a, b []Edge) []Edge                 { return append(a, b...) }
+func appendHalfEdges(a, b []HalfEdge) []HalfEdge     { return append(a, b...) }
+
+// gather groups a KV<int, []T> collection by partition with one of the append
+// functions above.
+func gather(s beam.Scope, appendFn any, col beam.PCollection) beam.PCollection {
+	return beam.CombinePerKey(s, appendFn, col)
+}
