@@ -1,0 +1,296 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The packages built for the tests, and the names `go build -o DIR/` gives their binaries.
+var mainPackages = []string{
+	"github.com/neardup/neardup/cmd/neardup",
+	"github.com/apache/beam/sdks/v2/go/cmd/prism",
+	"github.com/fsouza/fake-gcs-server",
+}
+
+// outputNames are the files a dedup run over JSONL input commits to --output.
+var outputNames = []string{"clusters.jsonl", "kept.jsonl", "rejected.jsonl", "removed.jsonl", "stats.json"}
+
+const (
+	// runTimeout bounds one neardup run; the corpora here take seconds.
+	runTimeout = 3 * time.Minute
+	// startTimeout bounds how long a server may take to accept connections.
+	startTimeout = 30 * time.Second
+)
+
+var (
+	binDir    string // created by TestMain, removed after the tests
+	buildOnce sync.Once
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "neardup-e2e-bin-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: create binary directory: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	return m.Run()
+}
+
+// binaries builds neardup, prism and fake-gcs-server once for the whole package (one `go
+// build` invocation, so shared dependencies compile once) and returns the directory
+// holding them. Under -short the calling test is skipped.
+func binaries(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short (builds neardup, the Prism job server and fake-gcs-server and runs them as separate processes)")
+	}
+	buildOnce.Do(func() {
+		args := append([]string{"build", "-o", binDir + string(filepath.Separator)}, mainPackages...)
+		cmd := exec.Command("go", args...)
+		if cmd.Dir, buildErr = findRepoRoot(); buildErr != nil {
+			return
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return binDir
+}
+
+// repoRoot finds the directory holding go.mod: neardup runs there, so that relative input
+// paths such as testdata/seed.jsonl appear in its outputs exactly as given.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := findRepoRoot()
+	require.NoError(t, err)
+	return dir
+}
+
+func findRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find repository root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find repository root: no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// server is a process started by startServer; it is killed when the test ends.
+type server struct {
+	addr    string // 127.0.0.1:PORT
+	logPath string
+}
+
+// log returns what the server has written so far (stdout and stderr).
+func (s *server) log(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.logPath)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// startServer starts bin with args(port) on a free loopback port and waits until the port
+// accepts connections. Picking a free port and binding it are not atomic, so a server that
+// exits before it accepts (another process took the port) is retried on a new port.
+func startServer(t *testing.T, name, bin string, args func(port int) []string) *server {
+	t.Helper()
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port := freePort(t)
+		logPath := filepath.Join(t.TempDir(), name+".log")
+		logFile, err := os.Create(logPath)
+		require.NoError(t, err)
+		cmd := exec.Command(bin, args(port)...)
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		require.NoError(t, cmd.Start(), "start %s", name)
+		exited := make(chan struct{})
+		go func() {
+			cmd.Wait()
+			logFile.Close()
+			close(exited)
+		}()
+		t.Cleanup(func() {
+			// Kill only the process this test started, then reap it.
+			_ = cmd.Process.Kill()
+			<-exited
+		})
+		s := &server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath}
+		if lastErr = waitAccepting(s.addr, exited); lastErr == nil {
+			return s
+		}
+		lastErr = fmt.Errorf("%s on port %d: %w\n%s", name, port, lastErr, s.log(t))
+	}
+	require.NoError(t, lastErr)
+	return nil
+}
+
+func waitAccepting(addr string, exited <-chan struct{}) error {
+	deadline := time.Now().Add(startTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return errors.New("exited before accepting connections")
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("not accepting connections after %v", startTimeout)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// neardup runs the built binary in the repository root with args and returns its stdout
+// and stderr. env entries are added to the test's environment, from which
+// STORAGE_EMULATOR_HOST is removed so that only the gs:// test talks to an emulator.
+// TMPDIR points into the test's temporary directory: the universal runner leaves a
+// placeholder worker file in the temp directory on every LOOPBACK run.
+func neardup(t *testing.T, env []string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
+	cmd.Dir = repoRoot(t)
+	cmd.WaitDelay = 5 * time.Second
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STORAGE_EMULATOR_HOST=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	require.NoError(t, err, "neardup %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	return stdout.String(), stderr.String()
+}
+
+// readLocalOutputs reads every file of a local --output directory and checks that the
+// directory holds exactly the committed outputs (no leftover .neardup-tmp-* directory).
+func readLocalOutputs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	out := map[string][]byte{}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		out[e.Name()] = b
+	}
+	sort.Strings(names)
+	require.Equal(t, outputNames, names, "files in %s", dir)
+	return out
+}
+
+// assertSameOutputs asserts that two runs wrote byte-identical outputs, except the
+// "timings" object of stats.json, which is wall-clock and differs between runs.
+func assertSameOutputs(t *testing.T, want, got map[string][]byte) {
+	t.Helper()
+	for _, name := range outputNames {
+		if name == "stats.json" {
+			assert.Equal(t, statsWithoutTimings(t, want[name]), statsWithoutTimings(t, got[name]), "stats.json without timings")
+			continue
+		}
+		assert.Equal(t, string(want[name]), string(got[name]), "%s differs", name)
+	}
+}
+
+func statsWithoutTimings(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var st map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // compare numbers as written, not as rounded float64s
+	require.NoError(t, dec.Decode(&st), "stats.json: %s", b)
+	timings, ok := st["timings"].(map[string]any)
+	require.True(t, ok, "stats.json has no timings object: %s", b)
+	require.Contains(t, timings, "total_time")
+	delete(st, "timings")
+	return st
+}
+
+// jsonLines decodes a JSONL output into one map per line.
+func jsonLines(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), "line %q", line)
+		out = append(out, m)
+	}
+	return out
+}
+
+// assertSeedResult checks the seed article's expected outcome, which comes from the
+// article and not from neardup: D1, D2 and D3 kept (their input lines, unchanged), D4
+// removed as an exact duplicate of D1 after lower-casing, one cluster {D1, D4}.
+func assertSeedResult(t *testing.T, out map[string][]byte) {
+	t.Helper()
+	input, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "seed.jsonl"))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(input), "\n")
+	require.GreaterOrEqual(t, len(lines), 4)
+	assert.Equal(t, lines[0]+lines[1]+lines[2], string(out["kept.jsonl"]), "kept.jsonl")
+
+	removed := jsonLines(t, out["removed.jsonl"])
+	require.Len(t, removed, 1, "removed.jsonl: %s", out["removed.jsonl"])
+	assert.Equal(t, "D4", removed[0]["id"])
+	assert.Equal(t, "D1", removed[0]["cluster"])
+	assert.Equal(t, 1.0, removed[0]["similarity"])
+
+	clusters := jsonLines(t, out["clusters.jsonl"])
+	require.Len(t, clusters, 1, "clusters.jsonl: %s", out["clusters.jsonl"])
+	assert.Equal(t, "D1", clusters[0]["cluster"])
+	assert.Equal(t, "D1", clusters[0]["kept"])
+	assert.Equal(t, []any{"D1", "D4"}, clusters[0]["members"])
+	assert.Empty(t, out["rejected.jsonl"])
+}
