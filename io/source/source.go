@@ -1,8 +1,9 @@
-// Package source reads neardup's input files (JSONL or plain text, optionally .gz/.zst,
-// local or gs://) into record.Doc values, and every record it cannot use into a
+// Package source reads neardup's input files (JSONL or plain text, optionally .gz/.zst, or
+// Parquet; local or gs://) into record.Doc values, and every record it cannot use into a
 // record.Rejected with its file, line and reason. Nothing is dropped silently: each
-// physical line of every input becomes exactly one Doc or one Rejected, which is what lets
-// the sink account for input = kept + removed + rejected.
+// physical line (each row, for Parquet) of every input becomes exactly one Doc or one
+// Rejected, which is what lets the sink account for input = kept + removed + rejected. A
+// file that cannot be read at all is one Rejected at Line 0.
 //
 // ReadFile is the plain Go reader; Read is the Beam transform around it (one element per
 // file).
@@ -17,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/jsonl"
+	"github.com/neardup/neardup/io/parquetfile"
 	"github.com/neardup/neardup/io/textfile"
 	"github.com/neardup/neardup/record"
 )
@@ -26,6 +28,8 @@ const (
 	FormatAuto  = "auto"  // by extension, per file
 	FormatJSONL = "jsonl" // one JSON object per line
 	FormatText  = "text"  // one document per line
+	// FormatParquet is a Parquet table with the id and text as top-level columns.
+	FormatParquet = "parquet"
 )
 
 // Reasons written into Rejected records.
@@ -43,9 +47,9 @@ const (
 // Config says what to read and how.
 type Config struct {
 	Patterns  []string // globs, local or gs://
-	Format    string   // "auto" (default), "jsonl" or "text"
-	IDField   string   // JSONL id field, default "id"
-	TextField string   // JSONL text field, default "text"
+	Format    string   // "auto" (default), "jsonl", "text" or "parquet"
+	IDField   string   // JSONL id field or Parquet id column, default "id"
+	TextField string   // JSONL text field or Parquet text column, default "text"
 }
 
 // WithDefaults fills in the defaulted fields.
@@ -63,26 +67,30 @@ func (c Config) WithDefaults() Config {
 }
 
 // FileFormat resolves the format of one file: format itself unless it is "auto", else by
-// extension, looking through .gz/.zst: .jsonl, .json, .ndjson → jsonl; .txt → text.
+// extension, looking through .gz/.zst: .jsonl, .json, .ndjson → jsonl; .txt → text;
+// .parquet → parquet.
 func FileFormat(file, format string) (string, error) {
 	switch format {
-	case FormatJSONL, FormatText:
+	case FormatJSONL, FormatText, FormatParquet:
 		return format, nil
 	case FormatAuto, "":
 	default:
-		return "", fmt.Errorf("unknown format %q (want auto, jsonl or text)", format)
+		return "", fmt.Errorf("unknown format %q (want auto, jsonl, text or parquet)", format)
 	}
 	switch strings.ToLower(path.Ext(files.TrimCompression(file))) {
 	case ".jsonl", ".json", ".ndjson":
 		return FormatJSONL, nil
 	case ".txt":
 		return FormatText, nil
+	case ".parquet":
+		return FormatParquet, nil
 	}
-	return "", fmt.Errorf("cannot tell the format of %s from its extension (expected .jsonl, .json, .ndjson or .txt, optionally .gz/.zst); set the format explicitly", file)
+	return "", fmt.Errorf("cannot tell the format of %s from its extension (expected .jsonl, .json, .ndjson or .txt, optionally .gz/.zst, or .parquet); set the format explicitly", file)
 }
 
-// OutputFormat is the one format of all files, which names the kept output (kept.jsonl or
-// kept.txt). Inputs of mixed formats are an error: their kept records could not share a file.
+// OutputFormat is the one format of all files, which names the kept output (kept.jsonl,
+// kept.txt or kept.parquet). Inputs of mixed formats are an error: their kept records
+// could not share a file.
 func OutputFormat(fileList []string, format string) (string, error) {
 	out := ""
 	for _, f := range fileList {
@@ -102,16 +110,24 @@ func OutputFormat(fileList []string, format string) (string, error) {
 }
 
 // Files expands cfg.Patterns into the sorted, distinct input list and checks that every
-// file has a known format and that they agree. The driver calls it before building the
-// graph, so a bad glob or an unknown extension fails before any work is done.
+// file has a known format and that they agree; for Parquet, also that the local files
+// share one schema (parquetfile.CheckSchemas). The driver calls it before building the
+// graph, so a bad glob, an unknown extension or a schema mismatch fails before any work
+// is done.
 func Files(ctx context.Context, cfg Config) ([]string, error) {
 	cfg = cfg.WithDefaults()
 	list, err := files.Expand(ctx, cfg.Patterns)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := OutputFormat(list, cfg.Format); err != nil {
+	format, err := OutputFormat(list, cfg.Format)
+	if err != nil {
 		return nil, err
+	}
+	if format == FormatParquet {
+		if err := parquetfile.CheckSchemas(ctx, list, cfg.IDField, cfg.TextField); err != nil {
+			return nil, err
+		}
 	}
 	return list, nil
 }
@@ -122,9 +138,10 @@ type Stats struct {
 }
 
 // ReadFile streams one file, calling doc for every usable record and rej for every other
-// line, in line order. It never fails: a file that cannot be opened gives one Rejected at
-// Line 0, and a stream that breaks (e.g. a truncated .gz) gives a Rejected at the line
-// where it broke, after the Docs read before it.
+// line (row), in order. It never fails: a file that cannot be opened (or, for Parquet,
+// lacks a usable text column) gives one Rejected at Line 0, and a stream that breaks (e.g.
+// a truncated .gz) gives a Rejected at the line where it broke, after the Docs read before
+// it.
 func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
 	cfg = cfg.WithDefaults()
 	var st Stats
@@ -135,6 +152,10 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 	format, err := FileFormat(file, cfg.Format)
 	if err != nil {
 		reject(0, err.Error())
+		return st
+	}
+	if format == FormatParquet {
+		readParquet(ctx, file, cfg, &st, doc, reject)
 		return st
 	}
 	rc, err := files.Open(ctx, file)

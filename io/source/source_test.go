@@ -162,12 +162,13 @@ func TestFileFormat(t *testing.T) {
 	for in, want := range map[string]string{
 		"a.jsonl": "jsonl", "a.json": "jsonl", "a.ndjson": "jsonl", "a.JSONL": "jsonl",
 		"gs://b/x.jsonl.gz": "jsonl", "x.ndjson.zst": "jsonl", "a.txt": "text", "dir.v1/a.txt.gz": "text",
+		"a.parquet": "parquet", "gs://b/train-00000-of-00002.PARQUET": "parquet",
 	} {
 		got, err := FileFormat(in, FormatAuto)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"a.csv", "a.gz", "noext", "a.parquet"} {
+	for _, in := range []string{"a.csv", "a.gz", "noext", "a.pq"} {
 		_, err := FileFormat(in, FormatAuto)
 		require.Error(t, err, in)
 		assert.Contains(t, err.Error(), in)

@@ -1,0 +1,148 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/record"
+)
+
+// hfRow looks like a Hugging Face dataset row: the text among columns of other types.
+type hfRow struct {
+	URL   string   `parquet:"url"`
+	Text  *string  `parquet:"text,optional"`
+	ID    *int64   `parquet:"id,optional"`
+	Score float64  `parquet:"score"`
+	Tags  []string `parquet:"tags,list"`
+}
+
+func str(s string) *string { return &s }
+func num(n int64) *int64   { return &n }
+
+func writeParquet[T any](t *testing.T, dir, name string, rows []T, rowsPerGroup int64) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rowsPerGroup))
+	_, err := w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return write(t, dir, name, buf.Bytes())
+}
+
+func TestReadFileParquet(t *testing.T) {
+	dir := t.TempDir()
+	f := writeParquet(t, dir, "train.parquet", []hfRow{
+		{URL: "u1", Text: str("first"), ID: num(7)},
+		{URL: "u2", Text: nil, ID: num(8), Tags: []string{"x"}}, // null text
+		{URL: "u3", Text: str("no id"), ID: nil},                // null id: generated
+		{URL: "u4", Text: str("bad \xff utf8"), ID: num(-3)},
+		{URL: "u5", Text: str(""), ID: num(9)}, // empty text is a (empty) document
+	}, 2)
+	docs, rej, st := readFile(t, f, Config{})
+	assert.Equal(t, []record.Doc{
+		{ID: "7", File: f, Line: 1, Text: "first"},
+		{ID: f + ":3", File: f, Line: 3, Text: "no id"},
+		{ID: "-3", File: f, Line: 4, Text: "bad \uFFFD utf8"},
+		{ID: "9", File: f, Line: 5, Text: ""},
+	}, docs)
+	assert.Equal(t, []record.Rejected{{File: f, Line: 2, Reason: `field "text": null`}}, rej)
+	assert.Equal(t, Stats{Docs: 4, Rejected: 1, InvalidUTF8: 1}, st)
+
+	docs, rej, _ = readFile(t, f, Config{IDField: "url"})
+	require.Len(t, docs, 4)
+	assert.Equal(t, "u1", docs[0].ID, "--id-field picks the column")
+	assert.Len(t, rej, 1)
+}
+
+func TestReadFileParquetWholeFileRejections(t *testing.T) {
+	dir := t.TempDir()
+	f := writeParquet(t, dir, "a.parquet", []hfRow{{URL: "u", Text: str("x")}}, 10)
+
+	docs, rej, st := readFile(t, f, Config{TextField: "body"})
+	assert.Empty(t, docs)
+	require.Len(t, rej, 1)
+	assert.Equal(t, int64(0), rej[0].Line)
+	assert.Equal(t, `field "body": no such top-level column (the file has columns "url", "text", "id", "score", "tags")`, rej[0].Reason)
+	assert.Equal(t, Stats{Rejected: 1}, st)
+
+	_, rej, _ = readFile(t, f, Config{TextField: "score"})
+	require.Len(t, rej, 1)
+	assert.Equal(t, `field "score": column type DOUBLE is not a string (BYTE_ARRAY)`, rej[0].Reason)
+
+	_, rej, _ = readFile(t, f, Config{IDField: "tags"})
+	require.Len(t, rej, 1)
+	assert.Equal(t, int64(0), rej[0].Line)
+	assert.Contains(t, rej[0].Reason, `field "tags": column is a group (LIST)`)
+
+	junk := write(t, dir, "junk.parquet", []byte("{\"id\": 1}\n"))
+	_, rej, _ = readFile(t, junk, Config{})
+	require.Len(t, rej, 1)
+	assert.Equal(t, int64(0), rej[0].Line)
+	assert.Contains(t, rej[0].Reason, OpenErrorPrefix+"open "+junk+": not a readable Parquet file")
+}
+
+func TestFilesParquet(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := writeParquet(t, dir, "a.parquet", []hfRow{{URL: "u", Text: str("x")}}, 10)
+	b := writeParquet(t, dir, "b.parquet", []hfRow{{URL: "v", Text: str("y")}}, 10)
+	got, err := Files(ctx, Config{Patterns: []string{filepath.Join(dir, "*.parquet")}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{a, b}, got)
+	format, err := OutputFormat(got, FormatAuto)
+	require.NoError(t, err)
+	assert.Equal(t, FormatParquet, format)
+
+	j := write(t, dir, "c.jsonl", []byte("{\"text\": \"z\"}\n"))
+	_, err = Files(ctx, Config{Patterns: []string{a, j}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "mix")
+
+	type other struct {
+		Text string `parquet:"text"`
+		N    int32  `parquet:"n"`
+	}
+	o := writeParquet(t, dir, "o.parquet", []other{{"z", 1}}, 10)
+	_, err = Files(ctx, Config{Patterns: []string{a, o}})
+	require.Error(t, err, "kept rows of different schemas cannot share kept.parquet")
+	assert.Contains(t, err.Error(), "different Parquet schemas")
+}
+
+func TestReadPipelineParquet(t *testing.T) {
+	dir := t.TempDir()
+	a := writeParquet(t, dir, "a.parquet", []hfRow{
+		{URL: "u1", Text: str("red blue green"), ID: num(1)},
+		{URL: "u2", Text: nil, ID: num(2)},
+		{URL: "u3", Text: str("black white"), ID: num(3)},
+	}, 2)
+	gone := filepath.Join(dir, "gone.parquet")
+	_, err := os.Stat(gone)
+	require.True(t, os.IsNotExist(err))
+
+	p, s := beam.NewPipelineWithRoot()
+	docs, rej := Read(s, []string{a, gone}, Config{Format: FormatParquet})
+	passert.Equals(s, docs,
+		record.Doc{ID: "1", File: a, Line: 1, Text: "red blue green"},
+		record.Doc{ID: "3", File: a, Line: 3, Text: "black white"},
+	)
+	passert.Count(s, rej, "rejected", 2)
+	res, err := ptest.RunWithMetrics(p)
+	require.NoError(t, err)
+	counters := map[string]int64{}
+	for _, c := range res.Metrics().AllMetrics().Counters() {
+		if c.Namespace() == "neardup" {
+			counters[c.Name()] += c.Result()
+		}
+	}
+	assert.Equal(t, map[string]int64{"documents_read": 2, "records_rejected": 2, "invalid_utf8_replaced": 0}, counters)
+}
