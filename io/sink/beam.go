@@ -40,9 +40,11 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	if cfg.TempDir == "" {
 		panic("sink.Write: WriteConfig.TempDir is empty")
 	}
-	if cfg.Format != source.FormatJSONL && cfg.Format != source.FormatText {
-		panic(fmt.Sprintf("sink.Write: WriteConfig.Format is %q; want the resolved format, %q or %q (source.OutputFormat)",
-			cfg.Format, source.FormatJSONL, source.FormatText))
+	switch cfg.Format {
+	case source.FormatJSONL, source.FormatText, source.FormatParquet:
+	default:
+		panic(fmt.Sprintf("sink.Write: WriteConfig.Format is %q; want the resolved format, %q, %q or %q (source.OutputFormat)",
+			cfg.Format, source.FormatJSONL, source.FormatText, source.FormatParquet))
 	}
 	d := beam.ParDo(s, keyDecision, decisions)
 	r := beam.ParDo(s, keyRejected, rejected)

@@ -146,7 +146,11 @@ func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part
 	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept"}
 	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed"}
 	rejected := &lazyWriter{ctx: ctx, path: pt.Base + ".rejected"}
-	err = route(ctx, file, ff, p, kept, removed, rejected, &pt)
+	if ff == source.FormatParquet {
+		err = routeParquet(ctx, file, p, kept, removed, rejected, &pt)
+	} else {
+		err = route(ctx, file, ff, p, kept, removed, rejected, &pt)
+	}
 	var cerr error
 	for _, c := range []struct {
 		w  *lazyWriter
@@ -174,10 +178,9 @@ func route(ctx context.Context, file, format string, p *plan, kept, removed, rej
 		return err
 	}
 
-	// A Line 0 rejection: the reader could not open the file, so it read nothing from it.
-	if len(p.rejected) > 0 && p.rejected[0].Line == 0 {
-		if len(p.rejected) > 1 || len(p.removed) > 0 || p.maxKept > 0 {
-			return errors.New("outcomes for lines of a file the reader rejected whole")
+	if whole, err := rejectedWhole(p); whole || err != nil {
+		if err != nil {
+			return err
 		}
 		return writeRejected(p.rejected[0], nil)
 	}
@@ -257,6 +260,18 @@ func route(ctx context.Context, file, format string, p *plan, kept, removed, rej
 	return nil
 }
 
+// rejectedWhole reports a Line 0 rejection: the reader could not open (or use) the file,
+// so it read nothing from it, and nothing else may be said about its lines.
+func rejectedWhole(p *plan) (bool, error) {
+	if len(p.rejected) == 0 || p.rejected[0].Line != 0 {
+		return false, nil
+	}
+	if len(p.rejected) > 1 || len(p.removed) > 0 || p.maxKept > 0 {
+		return true, errors.New("outcomes for lines of a file the reader rejected whole")
+	}
+	return true, nil
+}
+
 // concat joins the parts, in input-file order, into the final outputs under tempDir, then
 // deletes the parts. Every output is created even when empty, so Commit always has all of
 // them to move.
@@ -272,7 +287,7 @@ func concat(ctx context.Context, tempDir, format string, parts []part) error {
 		}
 		bases[pt.Base] = pt.File
 	}
-	for _, out := range []struct {
+	outs := []struct {
 		name string
 		has  func(part) bool
 		ext  string
@@ -280,7 +295,15 @@ func concat(ctx context.Context, tempDir, format string, parts []part) error {
 		{KeptName(format), func(p part) bool { return p.Kept }, ".kept"},
 		{Removed, func(p part) bool { return p.Removed }, ".removed"},
 		{Rejected, func(p part) bool { return p.Rejected }, ".rejected"},
-	} {
+	}
+	if format == source.FormatParquet {
+		// Parquet files cannot be joined byte-wise: their row groups are merged instead.
+		if err := mergeParquet(ctx, files.Join(tempDir, KeptParquet), parts); err != nil {
+			return err
+		}
+		outs = outs[1:]
+	}
+	for _, out := range outs {
 		if err := concatOne(ctx, files.Join(tempDir, out.name), parts, out.has, out.ext); err != nil {
 			return err
 		}

@@ -1,8 +1,9 @@
-// Package sink writes neardup's outputs: kept records (byte-identical to the input),
-// removed records with their cluster and similarity, and rejected records with their
-// reason. It does not receive record bytes through the pipeline: it re-reads the input
-// files and routes each line by its record.Decision or record.Rejected, so the corpus is
-// never shuffled and kept output is the input's own bytes.
+// Package sink writes neardup's outputs: kept records (byte-identical to the input; for
+// Parquet, the input's rows with its schema), removed records with their cluster and
+// similarity, and rejected records with their reason. It does not receive record bytes
+// through the pipeline: it re-reads the input files and routes each line (row) by its
+// record.Decision or record.Rejected, so the corpus is never shuffled and kept output is
+// the input's own records.
 //
 // Everything is written under a temporary directory; Commit moves the finished files into
 // place only after the pipeline has succeeded, so an interrupted run leaves nothing that
@@ -23,8 +24,10 @@ import (
 const (
 	KeptJSONL = "kept.jsonl"
 	KeptText  = "kept.txt"
-	Removed   = "removed.jsonl"
-	Rejected  = "rejected.jsonl"
+	// KeptParquet holds the kept rows of Parquet inputs, with all their columns.
+	KeptParquet = "kept.parquet"
+	Removed     = "removed.jsonl"
+	Rejected    = "rejected.jsonl"
 )
 
 // MaxRejectedRecord caps the bytes of a rejected line copied into rejected.jsonl; longer
@@ -34,8 +37,9 @@ const MaxRejectedRecord = 64 << 10
 // WriteConfig says where and how Write writes.
 type WriteConfig struct {
 	TempDir string // where the outputs are written until Commit; under the output dir
-	// Format is the inputs' resolved format, "jsonl" or "text" (source.OutputFormat). It
-	// names the kept file and decides how a removed record is embedded.
+	// Format is the inputs' resolved format, "jsonl", "text" or "parquet"
+	// (source.OutputFormat). It names the kept file and decides how a removed record is
+	// embedded.
 	Format string
 	// IDField and TextField are the JSONL field names the records were read with. The
 	// sink copies records whole and does not parse them again; the fields are carried for
@@ -43,10 +47,14 @@ type WriteConfig struct {
 	IDField, TextField string
 }
 
-// KeptName is the kept output's name for a format: kept.txt for text, kept.jsonl otherwise.
+// KeptName is the kept output's name for a format: kept.txt for text, kept.parquet for
+// Parquet, kept.jsonl otherwise.
 func KeptName(format string) string {
-	if format == source.FormatText {
+	switch format {
+	case source.FormatText:
 		return KeptText
+	case source.FormatParquet:
+		return KeptParquet
 	}
 	return KeptJSONL
 }
