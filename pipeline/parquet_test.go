@@ -1,0 +1,86 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type seedMeta struct {
+	Source string `parquet:"source"`
+	Year   int32  `parquet:"year"`
+}
+
+// seedRow is the seed corpus as a Hugging Face–style Parquet table: the id and text among
+// columns of other types.
+type seedRow struct {
+	ID      string    `parquet:"id"`
+	Text    string    `parquet:"text"`
+	Tokens  int64     `parquet:"tokens"`
+	Quality float64   `parquet:"quality"`
+	Langs   []string  `parquet:"langs,list"`
+	Meta    *seedMeta `parquet:"meta,optional"`
+	Comment *string   `parquet:"comment,optional"`
+}
+
+func TestSeedCorpusParquet(t *testing.T) {
+	note := "all caps"
+	seed := []seedRow{
+		{ID: "D1", Text: "red blue green", Tokens: 3, Quality: 0.9, Langs: []string{"en"}, Meta: &seedMeta{Source: "a", Year: 2020}},
+		{ID: "D2", Text: "red blue green yellow", Tokens: 4, Quality: 0.75, Langs: []string{"en", "fr"}},
+		{ID: "D3", Text: "black white", Tokens: 2, Quality: 0.5, Langs: []string{}, Meta: &seedMeta{Source: "b"}},
+		{ID: "D4", Text: "RED BLUE GREEN", Tokens: 3, Quality: 0.25, Langs: []string{"en"}, Comment: &note},
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[seedRow](&buf, parquet.MaxRowsPerRowGroup(3))
+	_, err := w.Write(seed)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	in := filepath.Join(t.TempDir(), "seed.parquet")
+	require.NoError(t, os.WriteFile(in, buf.Bytes(), 0o644))
+
+	cfg := DefaultConfig()
+	cfg.Inputs = []string{in}
+	cfg.Output = t.TempDir()
+	cfg.Shingle.N = 2
+	cfg.Threshold = 0.8
+	st, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+
+	entries, err := os.ReadDir(cfg.Output)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", ClustersFile, StatsFile}, names)
+
+	kept, err := parquet.ReadFile[seedRow](filepath.Join(cfg.Output, "kept.parquet"))
+	require.NoError(t, err)
+	assert.Equal(t, seed[:3], kept, "D1, D2, D3 kept with every column")
+
+	out, err := os.ReadFile(filepath.Join(cfg.Output, "removed.jsonl"))
+	require.NoError(t, err)
+	removed := parseRemoved(t, string(out))
+	require.Len(t, removed, 1)
+	d4 := removed["D4"]
+	assert.Equal(t, "D1", d4.Cluster)
+	assert.Equal(t, 1.0, d4.Similarity)
+	assert.Equal(t, in, d4.File)
+	assert.Equal(t, int64(4), d4.Line, "the row number")
+	assert.JSONEq(t, `{"id":"D4","text":"RED BLUE GREEN","tokens":3,"quality":0.25,"langs":["en"],"meta":null,"comment":"all caps"}`,
+		string(d4.Record))
+
+	rejected, err := os.ReadFile(filepath.Join(cfg.Output, "rejected.jsonl"))
+	require.NoError(t, err)
+	assert.Empty(t, rejected)
+	assert.Equal(t, int64(4), st.Counts["documents_read"])
+	assert.Equal(t, int64(3), st.Counts["kept"])
+	assert.Equal(t, int64(1), st.Counts["removed"])
+}
