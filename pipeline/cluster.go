@@ -21,22 +21,21 @@ const (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, []Edge, func(int, []Fate), func(string, string), error](&clusterLocalFn{})
+	register.DoFn5x1[context.Context, int, edgeBatch, func(int, fateBatch), func(string, string), error](&clusterLocalFn{})
 	register.Function3x0(edgeEndpoints)
 	register.Function3x0(edgeMembers)
 	register.Function2x1(mergeMember)
 	register.Function4x0(labelledMember)
-	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, []Fate), func(string, string), error](&clusterDistributedFn{})
+	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(string, string), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
-	register.Function2x1(appendFates)
-	register.DoFn5x1[context.Context, int, func(*[]IDLoc) bool, func(*[]Fate) bool, func(record.Decision), error](&decideFn{})
-	register.Emitter2[int, []Fate]()
+	register.DoFn5x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(record.Decision), error](&decideFn{})
+	register.Emitter2[int, fateBatch]()
 	register.Emitter2[string, Member]()
 	register.Emitter1[record.Decision]()
 	register.Iter1[Member]()
 	register.Iter1[string]()
-	register.Iter1[[]IDLoc]()
-	register.Iter1[[]Fate]()
+	register.Iter1[locBatch]()
+	register.Iter1[fateBatch]()
 }
 
 var (
@@ -45,8 +44,6 @@ var (
 	removedTotal  = beam.NewCounter(metricsNS, "removed")
 	clusterSizes  = beam.NewDistribution(metricsNS, "cluster_size")
 )
-
-func appendFates(a, b []Fate) []Fate { return append(a, b...) }
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
@@ -68,7 +65,8 @@ type clusterLocalFn struct {
 	Keep       string
 }
 
-func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, edges []Edge, emitFates func(int, []Fate), emitLine func(string, string)) error {
+func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBatch, emitFates func(int, fateBatch), emitLine func(string, string)) error {
+	edges := batch.Items
 	index := map[string]int{}
 	var members []Member
 	node := func(id string, length int64, sim float64) int {
@@ -117,7 +115,7 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, edges []Edge
 		emitLine(label, line)
 	}
 	for _, p := range sortedKeys(byPart) {
-		emitFates(p, byPart[p])
+		emitFates(p, fateBatch{byPart[p]})
 	}
 	return nil
 }
@@ -166,14 +164,14 @@ func clusterDistributed(s beam.Scope, edges beam.PCollection, cfg *Config) (fate
 	return gather(s, appendFates, fates), lines
 }
 
-func edgeEndpoints(_ int, edges []Edge, emit func(string, string)) {
-	for _, e := range edges {
+func edgeEndpoints(_ int, batch edgeBatch, emit func(string, string)) {
+	for _, e := range batch.Items {
 		emit(e.U, e.V)
 	}
 }
 
-func edgeMembers(_ int, edges []Edge, emit func(string, Member)) {
-	for _, e := range edges {
+func edgeMembers(_ int, batch edgeBatch, emit func(string, Member)) {
+	for _, e := range batch.Items {
 		emit(e.U, Member{ID: e.U, Length: e.ULen, Sim: e.Sim})
 		emit(e.V, Member{ID: e.V, Length: e.VLen, Sim: e.Sim})
 	}
@@ -199,7 +197,7 @@ type clusterDistributedFn struct {
 	Keep       string
 }
 
-func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, []Fate), emitLine func(string, string)) error {
+func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, fateBatch), emitLine func(string, string)) error {
 	var members []Member
 	var m Member
 	for iter(&m) {
@@ -210,7 +208,7 @@ func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, ite
 		return err
 	}
 	for _, ft := range fates {
-		emitFates(partOfString(ft.ID, f.Partitions), []Fate{ft})
+		emitFates(partOfString(ft.ID, f.Partitions), fateBatch{[]Fate{ft}})
 	}
 	emitLine(label, line)
 	return nil
@@ -231,18 +229,18 @@ func (f *checkConvergedFn) ProcessElement(n int64) error {
 // are kept.
 type decideFn struct{}
 
-func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*[]IDLoc) bool, fateIter func(*[]Fate) bool, emit func(record.Decision)) error {
+func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decision)) error {
 	fates := map[string]Fate{}
-	var part []Fate
+	var part fateBatch
 	for fateIter(&part) {
-		for _, ft := range part {
+		for _, ft := range part.Items {
 			fates[ft.ID] = ft
 		}
 	}
-	var locs []IDLoc
+	var locs locBatch
 	seen := 0
 	for locIter(&locs) {
-		for _, l := range locs {
+		for _, l := range locs.Items {
 			d := record.Decision{File: l.File, Line: l.Line, ID: l.ID, Cluster: l.ID}
 			if ft, ok := fates[l.ID]; ok {
 				seen++

@@ -19,18 +19,19 @@ import (
 )
 
 func init() {
-	register.DoFn2x0[record.Doc, func(int, []IDLoc)](&locateFn{})
+	register.DoFn2x0[record.Doc, func(int, locBatch)](&locateFn{})
 	register.Function4x1(checkUniqueIDs)
-	register.DoFn4x0[context.Context, record.Doc, func(*int) bool, func(int, []Feature)](&featurizeFn{})
-	register.DoFn5x0[context.Context, int, []Feature, func(int, []Feature), func(int, []Edge)](&collapseFn{})
-	register.DoFn3x1[context.Context, Feature, func(int, []BandEntry), error](&signFn{})
-	register.DoFn4x0[context.Context, int, []BandEntry, func(int, []Edge)](&bucketFn{})
-	register.Emitter2[int, []IDLoc]()
-	register.Emitter2[int, []Feature]()
-	register.Emitter2[int, []BandEntry]()
-	register.Emitter2[int, []Edge]()
-	register.Function3x0(unpackFeatures)
-	register.Emitter1[Feature]()
+	register.DoFn4x0[context.Context, record.Doc, func(int, featureBatch), func(int, setBatch)](&featurizeFn{})
+	register.DoFn6x0[context.Context, int, setBatch, func(*int) bool, func(int, idBatch), func(int, edgeBatch)](&collapseFn{})
+	register.DoFn5x1[context.Context, int, func(*featureBatch) bool, func(*idBatch) bool, func(int, bandBatch), error](&signFn{})
+	register.Emitter2[int, setBatch]()
+	register.Emitter2[int, idBatch]()
+	register.Iter1[idBatch]()
+	register.DoFn4x0[context.Context, int, bandBatch, func(int, edgeBatch)](&bucketFn{})
+	register.Emitter2[int, locBatch]()
+	register.Emitter2[int, featureBatch]()
+	register.Emitter2[int, bandBatch]()
+	register.Emitter2[int, edgeBatch]()
 	register.Emitter1[int]()
 	register.Iter1[int]()
 }
@@ -50,16 +51,17 @@ var (
 // locateFn keys a document's position by its id's partition.
 type locateFn struct{ Partitions int }
 
-func (f *locateFn) ProcessElement(d record.Doc, emit func(int, []IDLoc)) {
+func (f *locateFn) ProcessElement(d record.Doc, emit func(int, locBatch)) {
 	progress.read.Add(1)
-	emit(partOfString(d.ID, f.Partitions), []IDLoc{{ID: d.ID, File: d.File, Line: d.Line}})
+	emit(partOfString(d.ID, f.Partitions), locBatch{[]IDLoc{{ID: d.ID, File: d.File, Line: d.Line}}})
 }
 
 // checkUniqueIDs sorts a partition's locations by id and fails the run when two records
 // share an id: every later stage joins by id, so a duplicate would silently merge two
 // documents. The empty second output exists only to be a side input of the shingling
 // stage, which makes the runner finish this check before any document is shingled.
-func checkUniqueIDs(part int, locs []IDLoc, emit func(int, []IDLoc), _ func(int)) error {
+func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(int)) error {
+	locs := batch.Items
 	slices.SortFunc(locs, func(a, b IDLoc) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 1; i < len(locs); i++ {
 		if a, b := locs[i-1], locs[i]; a.ID == b.ID {
@@ -71,12 +73,13 @@ func checkUniqueIDs(part int, locs []IDLoc, emit func(int, []IDLoc), _ func(int)
 				a.ID, first.File, first.Line, second.File, second.Line)
 		}
 	}
-	emit(part, locs)
+	emit(part, batch)
 	return nil
 }
 
-// featurizeFn normalizes and shingles a document and sends it to the partition of its
-// shingle set's fingerprint, so exact duplicates meet.
+// featurizeFn normalizes and shingles a document. It sends the shingle set to the id's
+// partition, where signing and verification look it up, and the set's fingerprints to
+// their own partition, where exact duplicates meet.
 type featurizeFn struct {
 	StripPunct bool
 	Kind       string
@@ -107,16 +110,20 @@ func (f *featurizeFn) Setup() error {
 	return nil
 }
 
-// ProcessElement takes the id check as a side input it never reads (see checkUniqueIDs).
-func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, _ func(*int) bool, emit func(int, []Feature)) {
+// checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
+const checkSeed = 0x6e656172647570
+
+func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitFeat func(int, featureBatch), emitSet func(int, setBatch)) {
 	start := time.Now()
 	hashes := shingle.Hashes(normalize.Text(d.Text, f.norm), f.opts, f.sum)
 	shinglesTotal.Inc(ctx, int64(len(hashes)))
 	if len(hashes) == 0 {
 		emptyDocuments.Inc(ctx, 1)
 	}
-	set := shingle.SetHash(hashes)
-	emit(partOfHash(set, f.Partitions), []Feature{{ID: d.ID, SetHash: set, Hashes: hashes, Length: int64(utf8.RuneCountInString(d.Text))}})
+	length := int64(utf8.RuneCountInString(d.Text))
+	key := SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID, Length: length}
+	emitFeat(partOfString(d.ID, f.Partitions), featureBatch{[]Feature{{ID: d.ID, Hashes: hashes, Length: length}}})
+	emitSet(partOfHash(key.Hash, f.Partitions), setBatch{[]SetKey{key}})
 	shingleNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("shingle")
 	progress.shingled.Add(1)
@@ -124,44 +131,42 @@ func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, _ func(*
 
 // collapseFn keeps one representative (the smallest id) of each group of documents with
 // identical shingle sets and joins the others to it with similarity-1.0 edges, so a
-// boilerplate page repeated a million times is signed, bucketed and verified once.
-// Fingerprints only group candidates: sets are compared in full, so a fingerprint
-// collision can never merge different documents.
+// boilerplate page repeated a million times is signed, bucketed and verified once. Sets
+// are equal when both 64-bit fingerprints are (a false match among a billion distinct
+// sets is about 10⁻²⁰ likely). It takes the id check as a side input it never reads
+// (see checkUniqueIDs), so no signature is computed before ids are known to be unique.
 type collapseFn struct{ Partitions int }
 
-func (f *collapseFn) ProcessElement(ctx context.Context, _ int, feats []Feature, emitRep func(int, []Feature), emitEdges func(int, []Edge)) {
-	slices.SortFunc(feats, func(a, b Feature) int {
-		return cmp.Or(cmp.Compare(a.SetHash, b.SetHash), cmp.Compare(a.ID, b.ID))
+func (f *collapseFn) ProcessElement(ctx context.Context, _ int, batch setBatch, _ func(*int) bool, emitRep func(int, idBatch), emitEdges func(int, edgeBatch)) {
+	keys := batch.Items
+	slices.SortFunc(keys, func(a, b SetKey) int {
+		return cmp.Or(cmp.Compare(a.Hash, b.Hash), cmp.Compare(a.Check, b.Check), cmp.Compare(a.ID, b.ID))
 	})
 	var edges []Edge
-	for i := 0; i < len(feats); {
+	reps := map[int][]string{}
+	for i, k := range keys {
+		if i > 0 && keys[i-1].Hash == k.Hash && keys[i-1].Check == k.Check {
+			continue
+		}
 		j := i + 1
-		for j < len(feats) && feats[j].SetHash == feats[i].SetHash {
+		for j < len(keys) && keys[j].Hash == k.Hash && keys[j].Check == k.Check {
+			edges = append(edges, Edge{U: k.ID, V: keys[j].ID, Sim: 1, ULen: k.Length, VLen: keys[j].Length})
 			j++
 		}
-		// feats[i:j] share a fingerprint; each member joins the first earlier one with
-		// the very same set, or becomes a representative itself.
-		reps := feats[i:i]
-		for _, m := range feats[i:j] {
-			k := slices.IndexFunc(reps, func(r Feature) bool { return slices.Equal(r.Hashes, m.Hashes) })
-			if k < 0 {
-				reps = append(reps, m) // in place: reps never overtakes the loop
-				continue
-			}
-			edges = append(edges, Edge{U: reps[k].ID, V: m.ID, Sim: 1, ULen: reps[k].Length, VLen: m.Length})
-		}
-		for _, r := range reps {
-			emitRep(partOfString(r.ID, f.Partitions), []Feature{r})
-		}
-		i = j
+		p := partOfString(k.ID, f.Partitions)
+		reps[p] = append(reps[p], k.ID)
+	}
+	for _, p := range sortedKeys(reps) {
+		emitRep(p, idBatch{reps[p]})
 	}
 	if len(edges) > 0 {
 		exactDuplicates.Inc(ctx, int64(len(edges)))
-		emitEdges(0, edges)
+		emitEdges(0, edgeBatch{edges})
 	}
 }
 
-// signFn computes a representative's MinHash signature and puts it in one bucket per band.
+// signFn computes the representatives' MinHash signatures in one id partition and puts
+// each in one bucket per band.
 type signFn struct {
 	Scheme     string
 	Seed       int64
@@ -180,15 +185,43 @@ func (f *signFn) Setup() error {
 	return err
 }
 
-func (f *signFn) ProcessElement(ctx context.Context, feat Feature, emit func(int, []BandEntry)) error {
-	start := time.Now()
-	f.signer.SignInto(f.sig, feat.Hashes)
-	minhashNanos.Inc(ctx, int64(time.Since(start)))
-	signedDocuments.Inc(ctx, 1)
-	for band := 0; band < f.Bands; band++ {
-		key := lsh.BandKey(f.sig, band, f.Rows)
-		emit(partOfHash(key, f.Partitions), []BandEntry{{Key: key, ID: feat.ID}})
+func (f *signFn) ProcessElement(ctx context.Context, _ int, featIter func(*featureBatch) bool, repIter func(*idBatch) bool, emit func(int, bandBatch)) error {
+	reps := map[string]bool{}
+	var ids idBatch
+	for repIter(&ids) {
+		for _, id := range ids.Items {
+			reps[id] = true
+		}
 	}
+	if len(reps) == 0 {
+		return nil
+	}
+	start := time.Now()
+	byPart := map[int][]BandEntry{}
+	var feats featureBatch
+	signed := 0
+	for featIter(&feats) {
+		for _, feat := range feats.Items {
+			if !reps[feat.ID] {
+				continue
+			}
+			signed++
+			f.signer.SignInto(f.sig, feat.Hashes)
+			for band := 0; band < f.Bands; band++ {
+				key := lsh.BandKey(f.sig, band, f.Rows)
+				p := partOfHash(key, f.Partitions)
+				byPart[p] = append(byPart[p], BandEntry{Key: key, ID: feat.ID})
+			}
+		}
+	}
+	if signed != len(reps) {
+		return fmt.Errorf("%d representatives have no shingle set (internal error)", len(reps)-signed)
+	}
+	signedDocuments.Inc(ctx, int64(signed))
+	for _, p := range sortedKeys(byPart) {
+		emit(p, bandBatch{byPart[p]})
+	}
+	minhashNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("minhash")
 	return nil
 }
@@ -199,8 +232,9 @@ func (f *signFn) ProcessElement(ctx context.Context, feat Feature, emit func(int
 // runner's ordering.
 type bucketFn struct{ Partitions int }
 
-func (f *bucketFn) ProcessElement(ctx context.Context, _ int, entries []BandEntry, emit func(int, []Edge)) {
+func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, emit func(int, edgeBatch)) {
 	start := time.Now()
+	entries := batch.Items
 	slices.SortFunc(entries, func(a, b BandEntry) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.ID, b.ID)) })
 	byPart := map[int][]Edge{}
 	for i := 0; i < len(entries); {
@@ -220,7 +254,7 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, entries []BandEntr
 		i = j
 	}
 	for _, p := range sortedKeys(byPart) {
-		emit(p, byPart[p])
+		emit(p, edgeBatch{byPart[p]})
 	}
 	lshNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("lsh")

@@ -18,9 +18,12 @@ import (
 func init() {
 	register.Function2x1(appendFeatures)
 	register.Function2x1(appendLocs)
+	register.Function2x1(appendSets)
+	register.Function2x1(appendIDs)
 	register.Function2x1(appendBandEntries)
 	register.Function2x1(appendEdges)
 	register.Function2x1(appendHalfEdges)
+	register.Function2x1(appendFates)
 }
 
 func partOfString(s string, n int) int { return int(xxhash.Sum64String(s) % uint64(n)) }
@@ -29,13 +32,16 @@ func partOfString(s string, n int) int { return int(xxhash.Sum64String(s) % uint
 // band key's low bits, which also pick nothing else, are not reused.
 func partOfHash(h uint64, n int) int { return int((h >> 32) % uint64(n)) }
 
-func appendFeatures(a, b []Feature) []Feature        { return append(a, b...) }
-func appendLocs(a, b []IDLoc) []IDLoc                { return append(a, b...) }
-func appendBandEntries(a, b []BandEntry) []BandEntry { return append(a, b...) }
-func appendEdges(a, b []Edge) []Edge                 { return append(a, b...) }
-func appendHalfEdges(a, b []HalfEdge) []HalfEdge     { return append(a, b...) }
+func appendFeatures(a, b featureBatch) featureBatch { return featureBatch{append(a.Items, b.Items...)} }
+func appendSets(a, b setBatch) setBatch             { return setBatch{append(a.Items, b.Items...)} }
+func appendIDs(a, b idBatch) idBatch                { return idBatch{append(a.Items, b.Items...)} }
+func appendLocs(a, b locBatch) locBatch             { return locBatch{append(a.Items, b.Items...)} }
+func appendBandEntries(a, b bandBatch) bandBatch    { return bandBatch{append(a.Items, b.Items...)} }
+func appendEdges(a, b edgeBatch) edgeBatch          { return edgeBatch{append(a.Items, b.Items...)} }
+func appendHalfEdges(a, b halfBatch) halfBatch      { return halfBatch{append(a.Items, b.Items...)} }
+func appendFates(a, b fateBatch) fateBatch          { return fateBatch{append(a.Items, b.Items...)} }
 
-// gather groups a KV<int, []T> collection by partition with one of the append
+// gather groups a KV<int, batch> collection by partition with one of the append
 // functions above.
 func gather(s beam.Scope, appendFn any, col beam.PCollection) beam.PCollection {
 	return beam.CombinePerKey(s, appendFn, col)

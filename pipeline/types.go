@@ -7,12 +7,19 @@ import (
 )
 
 // Feature is a document reduced to what dedup needs: its shingle-hash set (sorted,
-// distinct), that set's fingerprint, and its text length for the "longest" keep policy.
+// distinct) and its text length for the "longest" keep policy.
 type Feature struct {
-	ID      string
-	SetHash uint64
-	Hashes  []uint64
-	Length  int64
+	ID     string
+	Hashes []uint64
+	Length int64
+}
+
+// SetKey is a document's exact-duplicate key: two independent 64-bit fingerprints of
+// its shingle-hash set.
+type SetKey struct {
+	Hash, Check uint64
+	ID          string
+	Length      int64
 }
 
 // IDLoc is where a document came from.
@@ -60,7 +67,7 @@ type Member struct {
 }
 
 func init() {
-	for _, t := range []any{Feature{}, IDLoc{}, BandEntry{}, HalfEdge{}, Edge{}, Fate{}, Member{}} {
+	for _, t := range []any{Feature{}, SetKey{}, IDLoc{}, BandEntry{}, HalfEdge{}, Edge{}, Fate{}, Member{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[int, func(*[]Feature) bool, func(*[]Edge) bool, func(int, []HalfEdge), error](&sendHalfEdgesFn{})
-	register.DoFn5x1[context.Context, int, func(*[]Feature) bool, func(*[]HalfEdge) bool, func(int, []Edge), error](&checkPairsFn{})
-	register.Iter1[[]Feature]()
-	register.Iter1[[]Edge]()
-	register.Iter1[[]HalfEdge]()
-	register.Emitter2[int, []HalfEdge]()
+	register.DoFn4x1[int, func(*featureBatch) bool, func(*edgeBatch) bool, func(int, halfBatch), error](&sendHalfEdgesFn{})
+	register.DoFn5x1[context.Context, int, func(*featureBatch) bool, func(*halfBatch) bool, func(int, edgeBatch), error](&checkPairsFn{})
+	register.Iter1[featureBatch]()
+	register.Iter1[edgeBatch]()
+	register.Iter1[halfBatch]()
+	register.Emitter2[int, halfBatch]()
 }
 
 var (
@@ -46,10 +46,11 @@ func Verify(s beam.Scope, reps, candidates beam.PCollection, cfg *Config) beam.P
 
 // partitionFeatures reads one partition's features (a single gathered list, or several
 // if the runner did not combine them all) sorted by id for lookups.
-func partitionFeatures(iter func(*[]Feature) bool) []Feature {
-	var all, part []Feature
+func partitionFeatures(iter func(*featureBatch) bool) []Feature {
+	var all []Feature
+	var part featureBatch
 	for iter(&part) {
-		all = append(all, part...)
+		all = append(all, part.Items...)
 	}
 	slices.SortFunc(all, func(a, b Feature) int { return cmp.Compare(a.ID, b.ID) })
 	return all
@@ -67,10 +68,11 @@ func lookup(feats []Feature, id string) (Feature, bool) {
 // V's partition.
 type sendHalfEdgesFn struct{ Partitions int }
 
-func (f *sendHalfEdgesFn) ProcessElement(_ int, featIter func(*[]Feature) bool, edgeIter func(*[]Edge) bool, emit func(int, []HalfEdge)) error {
-	var edges, part []Edge
+func (f *sendHalfEdgesFn) ProcessElement(_ int, featIter func(*featureBatch) bool, edgeIter func(*edgeBatch) bool, emit func(int, halfBatch)) error {
+	var edges []Edge
+	var part edgeBatch
 	for edgeIter(&part) {
-		edges = append(edges, part...)
+		edges = append(edges, part.Items...)
 	}
 	if len(edges) == 0 {
 		return nil
@@ -88,7 +90,7 @@ func (f *sendHalfEdgesFn) ProcessElement(_ int, featIter func(*[]Feature) bool, 
 		byPart[p] = append(byPart[p], HalfEdge{U: e.U, V: e.V, Hashes: u.Hashes, ULength: u.Length})
 	}
 	for _, p := range sortedKeys(byPart) {
-		emit(p, byPart[p])
+		emit(p, halfBatch{byPart[p]})
 	}
 	return nil
 }
@@ -115,10 +117,11 @@ func (f *checkPairsFn) Setup() error {
 	return err
 }
 
-func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, featIter func(*[]Feature) bool, halfIter func(*[]HalfEdge) bool, emit func(int, []Edge)) error {
-	var halves, part []HalfEdge
+func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, featIter func(*featureBatch) bool, halfIter func(*halfBatch) bool, emit func(int, edgeBatch)) error {
+	var halves []HalfEdge
+	var part halfBatch
 	for halfIter(&part) {
-		halves = append(halves, part...)
+		halves = append(halves, part.Items...)
 	}
 	if len(halves) == 0 {
 		return nil
@@ -166,7 +169,7 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, featIter func(
 		out = append(out, Edge{U: h.U, V: h.V, Sim: sim, ULen: h.ULength, VLen: v.Length})
 	}
 	if len(out) > 0 {
-		emit(0, out)
+		emit(0, edgeBatch{out})
 	}
 	progress.stage.Store("verify")
 	return nil

@@ -224,16 +224,18 @@ func Hashes(norm string, o Options, sum func([]byte) uint64) []uint64 {
 // duplicates after normalization) get equal fingerprints, which lets the pipeline
 // collapse them before MinHash; a fingerprint collision between different sets
 // would merge them, with probability about k²/2⁶⁵ for k distinct sets.
-func SetHash(hashes []uint64) uint64 {
-	if len(hashes) == 0 {
-		return xxhash.Sum64(nil)
-	}
-	if littleEndian {
+func SetHash(hashes []uint64) uint64 { return SetHashSeed(hashes, 0) }
+
+// SetHashSeed is SetHash with xxhash64's seed: two seeds give two independent
+// fingerprints, whose 128 bits together make a collision among a billion sets
+// about 10⁻²⁰ likely.
+func SetHashSeed(hashes []uint64, seed uint64) uint64 {
+	d := xxhash.NewWithSeed(seed)
+	if littleEndian && len(hashes) > 0 {
 		// The in-memory layout already is the little-endian byte string.
-		return xxhash.Sum64(unsafe.Slice((*byte)(unsafe.Pointer(&hashes[0])), 8*len(hashes)))
+		_, _ = d.Write(unsafe.Slice((*byte)(unsafe.Pointer(&hashes[0])), 8*len(hashes)))
+		return d.Sum64()
 	}
-	var d xxhash.Digest
-	d.Reset()
 	var buf [256]byte
 	for len(hashes) > 0 {
 		k := min(len(hashes), len(buf)/8)
