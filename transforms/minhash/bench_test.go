@@ -37,7 +37,7 @@ func BenchmarkSign(b *testing.B) {
 		for _, hf := range []HashFunc{XXHash, SHA1} {
 			for _, n := range []int{200, 1000} {
 				for _, k := range []int{128, 256} {
-					name := fmt.Sprintf("scheme=%s/hash=%s/shingles=%d/perms=%d", scheme, hf, n, k)
+					name := fmt.Sprintf("scheme=%s/kernel=%s/hash=%s/shingles=%d/perms=%d", scheme, kernelName(scheme), hf, n, k)
 					b.Run(name, func(b *testing.B) {
 						s, err := NewSigner(scheme, 1, k)
 						if err != nil {
@@ -65,7 +65,7 @@ func BenchmarkSign(b *testing.B) {
 func BenchmarkKernel(b *testing.B) {
 	for _, scheme := range []Scheme{Affine32, Affine64, Legacy} {
 		for _, k := range []int{128, 256} {
-			b.Run(fmt.Sprintf("scheme=%s/shingles=200/perms=%d", scheme, k), func(b *testing.B) {
+			b.Run(fmt.Sprintf("scheme=%s/kernel=%s/shingles=200/perms=%d", scheme, kernelName(scheme), k), func(b *testing.B) {
 				s, err := NewSigner(scheme, 1, k)
 				if err != nil {
 					b.Fatal(err)
@@ -91,4 +91,13 @@ func reportDocs(b *testing.B, shingles, perms int) {
 	}
 	b.ReportMetric(float64(b.N)/sec, "docs/s")
 	b.ReportMetric(sec*1e9/float64(b.N)/float64(shingles*perms), "ns/shingle-perm")
+}
+
+// kernelName labels results with the kernel that signed: "avx2" for affine32 in a
+// GOEXPERIMENT=simd build on an AVX2 CPU, otherwise "go".
+func kernelName(s Scheme) string {
+	if s == Affine32 && useAVX2 {
+		return "avx2"
+	}
+	return "go"
 }
