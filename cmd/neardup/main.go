@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
@@ -37,13 +38,24 @@ func main() {
 		os.Exit(2)
 	}
 	name, args := os.Args[1], os.Args[2:]
+	if path := os.Getenv("NEARDUP_CPUPROFILE"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "neardup: %v\n", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
+	if path := os.Getenv("NEARDUP_MEMPROFILE"); path != "" {
+		startHeapProfiles(path, time.Second)
+	}
 	for _, v := range verbs {
 		if v.name == name {
 			if err := v.run(args, os.Stdout, os.Stderr); err != nil {
 				if err != flag.ErrHelp {
 					fmt.Fprintf(os.Stderr, "neardup %s: %v\n", name, err)
 				}
-				os.Exit(exitCode(err))
+				exit(exitCode(err))
 			}
 			return
 		}
