@@ -16,17 +16,15 @@ import (
 
 type featureBatch struct{ Items []Feature }
 type setBatch struct{ Items []SetKey }
-type idBatch struct{ Items []string }
 type locBatch struct{ Items []IDLoc }
 type bandBatch struct{ Items []BandEntry }
 type edgeBatch struct{ Items []Edge }
-type halfBatch struct{ Items []HalfEdge }
+type halfBatch struct{ Items []Half }
 type fateBatch struct{ Items []Fate }
 
 func init() {
 	beam.RegisterCoder(reflect.TypeOf(featureBatch{}), encodeFeatures, decodeFeatures)
 	beam.RegisterCoder(reflect.TypeOf(setBatch{}), encodeSets, decodeSets)
-	beam.RegisterCoder(reflect.TypeOf(idBatch{}), encodeIDs, decodeIDs)
 	beam.RegisterCoder(reflect.TypeOf(locBatch{}), encodeLocs, decodeLocs)
 	beam.RegisterCoder(reflect.TypeOf(bandBatch{}), encodeBands, decodeBands)
 	beam.RegisterCoder(reflect.TypeOf(edgeBatch{}), encodeEdges, decodeEdges)
@@ -198,15 +196,6 @@ func decodeSets(b []byte) (setBatch, error) {
 	return setBatch{items}, err
 }
 
-func encodeIDs(b idBatch) []byte {
-	return encodeAll(b.Items, 24*len(b.Items), func(e *encoder, id string) { e.str(id) })
-}
-
-func decodeIDs(b []byte) (idBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) string { return d.str() })
-	return idBatch{items}, err
-}
-
 func encodeLocs(b locBatch) []byte {
 	return encodeAll(b.Items, 64*len(b.Items), func(e *encoder, l IDLoc) {
 		e.str(l.ID)
@@ -221,14 +210,16 @@ func decodeLocs(b []byte) (locBatch, error) {
 }
 
 func encodeBands(b bandBatch) []byte {
-	return encodeAll(b.Items, 32*len(b.Items), func(e *encoder, be BandEntry) {
+	return encodeAll(b.Items, 48*len(b.Items), func(e *encoder, be BandEntry) {
 		e.u64(be.Key)
+		e.u64(be.Set)
+		e.u64(be.Chk)
 		e.str(be.ID)
 	})
 }
 
 func decodeBands(b []byte) (bandBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) BandEntry { return BandEntry{Key: d.u64(), ID: d.str()} })
+	items, err := decodeAll(b, func(d *decoder) BandEntry { return BandEntry{Key: d.u64(), Set: d.u64(), Chk: d.u64(), ID: d.str()} })
 	return bandBatch{items}, err
 }
 
@@ -252,19 +243,20 @@ func decodeEdges(b []byte) (edgeBatch, error) {
 func encodeHalves(b halfBatch) []byte {
 	size := 8
 	for _, h := range b.Items {
-		size += len(h.U) + len(h.V) + 8*len(h.Hashes) + 24
+		size += len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24
 	}
-	return encodeAll(b.Items, size, func(e *encoder, h HalfEdge) {
+	return encodeAll(b.Items, size, func(e *encoder, h Half) {
 		e.str(h.U)
 		e.str(h.V)
+		e.str(h.Node)
 		e.hashes(h.Hashes)
-		e.varint(h.ULength)
+		e.varint(h.Length)
 	})
 }
 
 func decodeHalves(b []byte) (halfBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) HalfEdge {
-		return HalfEdge{U: d.str(), V: d.str(), Hashes: d.hashes(), ULength: d.varint()}
+	items, err := decodeAll(b, func(d *decoder) Half {
+		return Half{U: d.str(), V: d.str(), Node: d.str(), Hashes: d.hashes(), Length: d.varint()}
 	})
 	return halfBatch{items}, err
 }

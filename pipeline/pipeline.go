@@ -17,24 +17,20 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	s1 := s.Scope("CheckUniqueIDs")
 	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, beam.ParDo(s1, &locateFn{Partitions: cfg.Partitions}, docs)))
 
-	features, sets := beam.ParDo2(s.Scope("Shingle"), &featurizeFn{
+	features, sets, bands := beam.ParDo3(s.Scope("ShingleSign"), &featurizeFn{
 		StripPunct: cfg.Normalize.StripPunct, Kind: cfg.Shingle.Kind.String(), N: cfg.Shingle.N, Hash: string(cfg.Hash),
-		Partitions: cfg.Partitions,
-	}, docs)
-	featParts := gather(s, appendFeatures, features)
-
-	s2 := s.Scope("CollapseExactDuplicates")
-	reps, exactEdges := beam.ParDo2(s2, &collapseFn{Partitions: cfg.Partitions}, gather(s2, appendSets, sets),
-		beam.SideInput{Input: idCheck})
-
-	s3 := s.Scope("MinHashLSH")
-	bands := beam.ParDo(s3, &signFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Bands: cfg.Bands, Rows: cfg.Rows,
 		Partitions: cfg.Partitions,
-	}, beam.CoGroupByKey(s3, featParts, gather(s3, appendIDs, reps)))
-	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands))
+	}, docs)
 
-	verified := Verify(s, featParts, gather(s, appendEdges, candidates), cfg)
+	s2 := s.Scope("CollapseExactDuplicates")
+	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
+
+	s3 := s.Scope("LSHBuckets")
+	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands),
+		beam.SideInput{Input: idCheck})
+
+	verified := Verify(s, gather(s, appendFeatures, features), gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))

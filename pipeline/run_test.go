@@ -196,7 +196,7 @@ func TestTenThousandIdenticalDocumentsKeepOne(t *testing.T) {
 	assert.Equal(t, int64(9999), st.Counts["exact_duplicates"])
 	assert.Equal(t, int64(1), st.Counts["clusters"])
 	assert.Equal(t, int64(10000), st.LargestCluster)
-	assert.Equal(t, int64(2), st.Counts["signed_documents"], "exact duplicates are collapsed before signing")
+	assert.Equal(t, int64(0), st.Counts["candidate_pairs"], "exact duplicates never reach LSH verification")
 }
 
 func TestMixedScripts(t *testing.T) {

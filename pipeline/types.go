@@ -29,17 +29,21 @@ type IDLoc struct {
 	Line int64
 }
 
-// BandEntry puts a document in one LSH bucket.
+// BandEntry puts a document in one LSH bucket. It carries the document's set
+// fingerprints so a bucket can skip exact duplicates, which collapse handles.
 type BandEntry struct {
-	Key uint64
-	ID  string
+	Key      uint64
+	Set, Chk uint64
+	ID       string
 }
 
-// HalfEdge is a candidate pair after the first join: U's shingle set travelling to V.
-type HalfEdge struct {
-	U, V    string
-	Hashes  []uint64
-	ULength int64
+// Half is one end of a candidate pair (U, V): the shingle set of Node, which is U or V,
+// on its way to the pair's partition.
+type Half struct {
+	U, V   string
+	Node   string
+	Hashes []uint64
+	Length int64
 }
 
 // Edge is a candidate or verified pair. Verified edges carry the pair's similarity
@@ -67,7 +71,7 @@ type Member struct {
 }
 
 func init() {
-	for _, t := range []any{Feature{}, SetKey{}, IDLoc{}, BandEntry{}, HalfEdge{}, Edge{}, Fate{}, Member{}} {
+	for _, t := range []any{Feature{}, SetKey{}, IDLoc{}, BandEntry{}, Half{}, Edge{}, Fate{}, Member{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }
