@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strconv"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -43,7 +45,29 @@ var (
 	keptTotal     = beam.NewCounter(metricsNS, "kept")
 	removedTotal  = beam.NewCounter(metricsNS, "removed")
 	clusterSizes  = beam.NewDistribution(metricsNS, "cluster_size")
+	// sizeBuckets[i] counts clusters of 2^i+1 .. 2^(i+1) members (bucket 0: size 2... see
+	// sizeBucket); stats.json turns them into the cluster-size histogram.
+	sizeBuckets = func() []beam.Counter {
+		cs := make([]beam.Counter, 40)
+		for i := range cs {
+			cs[i] = beam.NewCounter(metricsNS, fmt.Sprintf("cluster_size_bucket_%02d", i))
+		}
+		return cs
+	}()
 )
+
+// sizeBucket is the histogram bucket of a cluster size n ≥ 2: bucket i holds sizes
+// 2^i+1 … 2^(i+1), so 2, 3–4, 5–8, 9–16, …
+func sizeBucket(n int) int { return bits.Len(uint(n-1)) - 1 }
+
+// sizeBucketName labels bucket i as stats.json shows it.
+func sizeBucketName(i int) string {
+	lo, hi := 1<<i+1, 1<<(i+1)
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
@@ -146,6 +170,7 @@ func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, 
 	}
 	clustersTotal.Inc(ctx, 1)
 	clusterSizes.Update(ctx, int64(len(members)))
+	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
 	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: kept.ID, Members: ids})
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)

@@ -54,8 +54,13 @@ type Config struct {
 	TextField string
 	Overwrite bool
 
-	Normalize normalize.Options
-	Shingle   shingle.Options
+	Normalize   normalize.Options
+	Shingle     shingle.Options
+	MaxShingles int // a document keeps at most this many (the smallest) shingle hashes; 0: no cap
+
+	// GiantClusterShare: a cluster holding more than this share of the documents gets a
+	// warning (chained false positives are the classic failure); 0 turns it off.
+	GiantClusterShare float64
 
 	Scheme    minhash.Scheme
 	Hash      minhash.HashFunc
@@ -77,21 +82,23 @@ type Config struct {
 // DefaultConfig returns the defaults the CLI documents.
 func DefaultConfig() Config {
 	return Config{
-		Format:     "auto",
-		IDField:    "id",
-		TextField:  "text",
-		Shingle:    shingle.Options{Kind: shingle.Word, N: 5},
-		Scheme:     minhash.Affine32,
-		Hash:       minhash.XXHash,
-		Seed:       1,
-		NumPerm:    128,
-		Threshold:  0.8,
-		LSH:        LSHRecall,
-		Verify:     VerifyExact,
-		Keep:       KeepSmallestID,
-		CC:         CCLocal,
-		CCRounds:   12,
-		Partitions: 256,
+		Format:            "auto",
+		IDField:           "id",
+		TextField:         "text",
+		Shingle:           shingle.Options{Kind: shingle.Word, N: 5},
+		Scheme:            minhash.Affine32,
+		Hash:              minhash.XXHash,
+		Seed:              1,
+		NumPerm:           128,
+		Threshold:         0.8,
+		MaxShingles:       100_000,
+		GiantClusterShare: 0.01,
+		LSH:               LSHRecall,
+		Verify:            VerifyExact,
+		Keep:              KeepSmallestID,
+		CC:                CCLocal,
+		CCRounds:          12,
+		Partitions:        256,
 	}
 }
 
@@ -134,6 +141,12 @@ func (c *Config) Validate() error {
 	case CCLocal, CCDistributed:
 	default:
 		errs = append(errs, fmt.Errorf("--cc: must be local or distributed, got %q", c.CC))
+	}
+	if c.MaxShingles < 0 {
+		errs = append(errs, fmt.Errorf("--max-shingles: must be 0 (no cap) or positive, got %d", c.MaxShingles))
+	}
+	if !(c.GiantClusterShare >= 0 && c.GiantClusterShare <= 1) {
+		errs = append(errs, fmt.Errorf("--giant-cluster-share: must be in [0, 1], got %v", c.GiantClusterShare))
 	}
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))

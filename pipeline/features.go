@@ -36,6 +36,7 @@ func init() {
 var (
 	shinglesTotal    = beam.NewCounter(metricsNS, "shingles")
 	emptyDocuments   = beam.NewCounter(metricsNS, "empty_documents")
+	cappedDocuments  = beam.NewCounter(metricsNS, "capped_documents")
 	exactDuplicates  = beam.NewCounter(metricsNS, "exact_duplicates")
 	bucketsShared    = beam.NewCounter(metricsNS, "shared_buckets")
 	bucketEdgesTotal = beam.NewCounter(metricsNS, "bucket_edges")
@@ -78,16 +79,17 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 // (for verification), the set's fingerprints to their partition (where exact duplicates
 // meet) and one entry per band to the band key's partition (where candidates meet).
 type featurizeFn struct {
-	StripPunct bool
-	Kind       string
-	N          int
-	Hash       string
-	Scheme     string
-	Seed       int64
-	NumPerm    int
-	Bands      int
-	Rows       int
-	Partitions int
+	StripPunct  bool
+	Kind        string
+	N           int
+	Hash        string
+	MaxShingles int
+	Scheme      string
+	Seed        int64
+	NumPerm     int
+	Bands       int
+	Rows        int
+	Partitions  int
 
 	opts   shingle.Options
 	norm   normalize.Options
@@ -122,6 +124,13 @@ const checkSeed = 0x6e656172647570
 func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitFeat func(int, featureBatch), emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
 	start := time.Now()
 	hashes := shingle.Hashes(normalize.Text(d.Text, f.norm), f.opts, f.sum)
+	if f.MaxShingles > 0 && len(hashes) > f.MaxShingles {
+		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
+		// two capped sets still estimates the full sets' without bias, while a 50 MB
+		// document shuffles and compares no more than any other.
+		hashes = slices.Clip(hashes[:f.MaxShingles])
+		cappedDocuments.Inc(ctx, 1)
+	}
 	shinglesTotal.Inc(ctx, int64(len(hashes)))
 	if len(hashes) == 0 {
 		emptyDocuments.Inc(ctx, 1)

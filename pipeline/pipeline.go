@@ -19,7 +19,7 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	features, sets, bands := beam.ParDo3(s.Scope("ShingleSign"), &featurizeFn{
 		StripPunct: cfg.Normalize.StripPunct, Kind: cfg.Shingle.Kind.String(), N: cfg.Shingle.N, Hash: string(cfg.Hash),
-		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Bands: cfg.Bands, Rows: cfg.Rows,
+		MaxShingles: cfg.MaxShingles, Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Bands: cfg.Bands, Rows: cfg.Rows,
 		Partitions: cfg.Partitions,
 	}, docs)
 

@@ -19,6 +19,8 @@ type Stats struct {
 	Counts              map[string]int64   `json:"counts"`
 	ConnectedComponents CCStats            `json:"connected_components"`
 	LargestCluster      int64              `json:"largest_cluster"`
+	ClusterSizes        map[string]int64   `json:"cluster_sizes"`
+	Warnings            []string           `json:"warnings"`
 	Detection           map[string]float64 `json:"detection_probability"`
 	Timings             map[string]float64 `json:"timings"`
 }
@@ -41,6 +43,7 @@ type Parameters struct {
 	Partitions int     `json:"partitions"`
 	// EstimateFloor is the estimate below which --verify exact skips a candidate.
 	EstimateFloor float64 `json:"estimate_floor"`
+	MaxShingles   int     `json:"max_shingles"`
 }
 
 // CCStats reports connected components' rounds and convergence.
@@ -57,7 +60,7 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 // countNames are the counters copied into stats.json, in the order a reader follows the
 // pipeline; counters never incremented are reported as 0.
 var countNames = []string{
-	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents",
+	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
 	"exact_duplicates", "shared_buckets", "bucket_edges", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
 	"output_kept", "output_removed", "output_rejected",
@@ -70,11 +73,14 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
 			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, EstimateFloor: cfg.estimateFloor(),
+			MaxShingles: cfg.MaxShingles,
 		},
-		Inputs:    inputs,
-		Counts:    map[string]int64{},
-		Detection: map[string]float64{},
-		Timings:   map[string]float64{"total_time": wall.Seconds()},
+		Inputs:       inputs,
+		Counts:       map[string]int64{},
+		ClusterSizes: map[string]int64{},
+		Warnings:     []string{},
+		Detection:    map[string]float64{},
+		Timings:      map[string]float64{"total_time": wall.Seconds()},
 	}
 	for _, n := range countNames {
 		st.Counts[n] = 0
@@ -94,6 +100,10 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 				st.Timings[nanos[name]] += float64(c.Result()) / 1e9
 			case name == "cc_unconverged_nodes":
 				unconverged += c.Result()
+			case strings.HasPrefix(name, "cluster_size_bucket_"):
+				if i, err := strconv.Atoi(strings.TrimPrefix(name, "cluster_size_bucket_")); err == nil && c.Result() > 0 {
+					st.ClusterSizes[sizeBucketName(i)] += c.Result()
+				}
 			case strings.HasPrefix(name, "cc_round_"):
 				// per-round progress of --cc distributed: debugging detail, not a count
 			default:
@@ -109,6 +119,13 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	st.ConnectedComponents = CCStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
 	if cfg.CC == CCDistributed {
 		st.ConnectedComponents.Rounds = cfg.CCRounds
+	}
+	if n := st.Counts["documents_read"]; cfg.GiantClusterShare > 0 && n > 0 && float64(st.LargestCluster) > cfg.GiantClusterShare*float64(n) {
+		st.Warnings = append(st.Warnings, fmt.Sprintf(
+			"giant cluster: %d of %d documents (%.1f%%) are in one cluster, above --giant-cluster-share %v; "+
+				"if they are not all copies of one page, chained near-duplicates are merging unrelated documents: "+
+				"raise --threshold or look at the cluster in clusters.jsonl",
+			st.LargestCluster, n, 100*float64(st.LargestCluster)/float64(n), cfg.GiantClusterShare))
 	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)

@@ -33,6 +33,8 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
+	fs.IntVar(&cfg.MaxShingles, "max-shingles", cfg.MaxShingles, "a document keeps at most this many shingle hashes, the smallest (a uniform sample); 0: no cap")
+	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when one cluster holds more than this share of the documents (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
@@ -55,6 +57,9 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	st, err := pipeline.Run(context.Background(), cfg, progress)
 	if err != nil {
 		return err
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintf(stderr, "neardup dedup: warning: %s\n", w)
 	}
 	c := st.Counts
 	fmt.Fprintf(stdout, "%d documents: %d kept, %d removed in %d clusters; %d records rejected; outputs in %s\n",
