@@ -21,11 +21,10 @@ import (
 func init() {
 	register.DoFn2x0[record.Doc, func(int, locBatch)](&locateFn{})
 	register.Function4x1(checkUniqueIDs)
-	register.DoFn5x0[context.Context, record.Doc, func(int, featureBatch), func(int, setBatch), func(int, bandBatch)](&featurizeFn{})
+	register.DoFn4x0[context.Context, record.Doc, func(int, setBatch), func(int, bandBatch)](&featurizeFn{})
 	register.DoFn4x0[context.Context, int, setBatch, func(int, edgeBatch)](&collapseFn{})
 	register.DoFn5x0[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch)](&bucketFn{})
 	register.Emitter2[int, locBatch]()
-	register.Emitter2[int, featureBatch]()
 	register.Emitter2[int, setBatch]()
 	register.Emitter2[int, bandBatch]()
 	register.Emitter2[int, edgeBatch]()
@@ -74,45 +73,80 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 	return nil
 }
 
-// featurizeFn turns a document into everything the later stages need, in one pass:
-// normalize, shingle, hash, sign, band. It sends the shingle set to the id's partition
-// (for verification), the set's fingerprints to their partition (where exact duplicates
-// meet) and one entry per band to the band key's partition (where candidates meet).
-type featurizeFn struct {
-	StripPunct  bool
+// shingler turns a text into its shingle-hash set exactly as every stage must: the
+// featurizing pass and the verification re-read share it.
+type shingler struct {
+	opts        shingle.Options
+	norm        normalize.Options
+	sum         func([]byte) uint64
+	maxShingles int
+}
+
+func newShingler(kind string, n int, stripPunct bool, hash string, maxShingles int) (*shingler, error) {
+	k, err := shingle.ParseKind(kind)
+	if err != nil {
+		return nil, err
+	}
+	h, err := minhash.ParseHashFunc(hash)
+	if err != nil {
+		return nil, err
+	}
+	opts := shingle.Options{Kind: k, N: n}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &shingler{opts: opts, norm: normalize.Options{StripPunct: stripPunct}, sum: h.Sum64, maxShingles: maxShingles}, nil
+}
+
+// hashes returns the sorted distinct shingle hashes of text and whether they were capped.
+func (s *shingler) hashes(text string) ([]uint64, bool) {
+	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
+	if s.maxShingles > 0 && len(h) > s.maxShingles {
+		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
+		// two capped sets still estimates the full sets' without bias, while a 50 MB
+		// document shuffles and compares no more than any other.
+		return slices.Clip(h[:s.maxShingles]), true
+	}
+	return h, false
+}
+
+// ShingleConfig is what every stage that shingles needs to know.
+type ShingleConfig struct {
 	Kind        string
 	N           int
+	StripPunct  bool
 	Hash        string
 	MaxShingles int
-	Scheme      string
-	Seed        int64
-	NumPerm     int
-	Bands       int
-	Rows        int
-	Partitions  int
+}
 
-	opts   shingle.Options
-	norm   normalize.Options
-	sum    func([]byte) uint64
+func (c ShingleConfig) shingler() (*shingler, error) {
+	return newShingler(c.Kind, c.N, c.StripPunct, c.Hash, c.MaxShingles)
+}
+
+// featurizeFn turns a document into what the later stages need, in one pass: normalize,
+// shingle, hash, sign, band. It sends the set's fingerprints to their partition (where
+// exact duplicates meet) and one entry per band to the band key's partition (where
+// candidates meet). The shingle set itself is not kept: verification re-reads the few
+// candidates it needs, which costs far less than shuffling every document's set.
+type featurizeFn struct {
+	Shingle    ShingleConfig
+	Scheme     string
+	Seed       int64
+	NumPerm    int
+	Bands      int
+	Rows       int
+	Partitions int
+
+	sh     *shingler
 	signer *minhash.Signer
 	sig    []uint64
 }
 
 func (f *featurizeFn) Setup() error {
-	kind, err := shingle.ParseKind(f.Kind)
-	if err != nil {
+	var err error
+	if f.sh, err = f.Shingle.shingler(); err != nil {
 		return err
 	}
-	h, err := minhash.ParseHashFunc(f.Hash)
-	if err != nil {
-		return err
-	}
-	f.opts = shingle.Options{Kind: kind, N: f.N}
-	if err := f.opts.Validate(); err != nil {
-		return err
-	}
-	f.norm = normalize.Options{StripPunct: f.StripPunct}
-	f.sum = h.Sum64
 	f.signer, err = minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 	f.sig = make([]uint64, f.NumPerm)
 	return err
@@ -121,14 +155,10 @@ func (f *featurizeFn) Setup() error {
 // checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
 const checkSeed = 0x6e656172647570
 
-func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitFeat func(int, featureBatch), emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
+func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
 	start := time.Now()
-	hashes := shingle.Hashes(normalize.Text(d.Text, f.norm), f.opts, f.sum)
-	if f.MaxShingles > 0 && len(hashes) > f.MaxShingles {
-		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
-		// two capped sets still estimates the full sets' without bias, while a 50 MB
-		// document shuffles and compares no more than any other.
-		hashes = slices.Clip(hashes[:f.MaxShingles])
+	hashes, capped := f.sh.hashes(d.Text)
+	if capped {
 		cappedDocuments.Inc(ctx, 1)
 	}
 	shinglesTotal.Inc(ctx, int64(len(hashes)))
@@ -137,7 +167,6 @@ func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitFeat
 	}
 	length := int64(utf8.RuneCountInString(d.Text))
 	key := SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID, Length: length}
-	emitFeat(partOfString(d.ID, f.Partitions), featureBatch{[]Feature{{ID: d.ID, Hashes: hashes, Length: length}}})
 	emitSet(partOfHash(key.Hash, f.Partitions), setBatch{[]SetKey{key}})
 	signStart := time.Now()
 	shingleNanos.Inc(ctx, int64(signStart.Sub(start)))

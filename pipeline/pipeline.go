@@ -17,10 +17,9 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	s1 := s.Scope("CheckUniqueIDs")
 	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, beam.ParDo(s1, &locateFn{Partitions: cfg.Partitions}, docs)))
 
-	features, sets, bands := beam.ParDo3(s.Scope("ShingleSign"), &featurizeFn{
-		StripPunct: cfg.Normalize.StripPunct, Kind: cfg.Shingle.Kind.String(), N: cfg.Shingle.N, Hash: string(cfg.Hash),
-		MaxShingles: cfg.MaxShingles, Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Bands: cfg.Bands, Rows: cfg.Rows,
-		Partitions: cfg.Partitions,
+	sets, bands := beam.ParDo2(s.Scope("ShingleSign"), &featurizeFn{
+		Shingle: cfg.shingleConfig(), Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm,
+		Bands: cfg.Bands, Rows: cfg.Rows, Partitions: cfg.Partitions,
 	}, docs)
 
 	s2 := s.Scope("CollapseExactDuplicates")
@@ -30,12 +29,17 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands),
 		beam.SideInput{Input: idCheck})
 
-	verified := Verify(s, gather(s, appendFeatures, features), gather(s, appendEdges, candidates), cfg)
+	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
 	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
+}
+
+func (c *Config) shingleConfig() ShingleConfig {
+	return ShingleConfig{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,
+		Hash: string(c.Hash), MaxShingles: c.MaxShingles}
 }
 
 func (c *Config) sourceConfig() source.Config {

@@ -6,12 +6,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
-// Feature is a document reduced to what dedup needs: its shingle-hash set (sorted,
-// distinct) and its text length for the "longest" keep policy.
-type Feature struct {
-	ID     string
-	Hashes []uint64
-	Length int64
+// ReadRequest asks for one end (Node) of a candidate pair (U, V) from its input line.
+type ReadRequest struct {
+	Line       int64
+	U, V, Node string
 }
 
 // SetKey is a document's exact-duplicate key: two independent 64-bit fingerprints of
@@ -71,7 +69,7 @@ type Member struct {
 }
 
 func init() {
-	for _, t := range []any{Feature{}, SetKey{}, IDLoc{}, BandEntry{}, Half{}, Edge{}, Fate{}, Member{}} {
+	for _, t := range []any{ReadRequest{}, SetKey{}, IDLoc{}, BandEntry{}, Half{}, Edge{}, Fate{}, Member{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

@@ -6,19 +6,24 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
 )
 
 func init() {
 	register.DoFn3x0[int, edgeBatch, func(int, halfBatch)](&routeFn{})
-	register.DoFn4x1[int, func(*featureBatch) bool, func(*halfBatch) bool, func(int, halfBatch), error](&fetchFn{})
+	register.Function4x1(locateRequests)
+	register.DoFn4x1[context.Context, string, readBatch, func(int, halfBatch), error](&rereadFn{})
+	register.Emitter2[string, readBatch]()
+	register.Iter1[locBatch]()
 	register.DoFn4x1[context.Context, int, halfBatch, func(int, edgeBatch), error](&checkPairsFn{})
-	register.Iter1[featureBatch]()
 	register.Iter1[halfBatch]()
 	register.Emitter2[int, halfBatch]()
 }
@@ -31,15 +36,18 @@ var (
 	verifyNanos     = beam.NewCounter(metricsNS, "verify_nanos")
 )
 
-// Verify decides the candidate edges from the LSH buckets. feats holds every document's
-// shingle set gathered by id partition, and is read once: each distinct candidate pair
-// asks both of its ends' partitions for their sets, and the two halves meet in the
-// pair's own partition, where the pair is decided. Only candidates' sets move twice.
-// The result is the verified edges, all under key 0.
-func Verify(s beam.Scope, feats, candidates beam.PCollection, cfg *Config) beam.PCollection {
+// Verify decides the candidate edges from the LSH buckets. No stage kept the documents'
+// shingle sets (shuffling every set would cost more than all else together), so each
+// distinct candidate pair finds its two ends' input lines through locs, every input file
+// with candidates is read again to shingle just those lines, and the two halves meet in
+// the pair's partition, where the pair is decided. The result is the verified edges, all
+// under key 0.
+func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) beam.PCollection {
 	s = s.Scope("Verify")
 	requests := beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates)
-	halves := beam.ParDo(s, &fetchFn{Partitions: cfg.Partitions}, beam.CoGroupByKey(s, feats, gather(s, appendHalves, requests)))
+	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
+	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions},
+		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
 		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(),
@@ -65,10 +73,9 @@ func (f *routeFn) ProcessElement(_ int, batch edgeBatch, emit func(int, halfBatc
 	}
 }
 
-// fetchFn answers the requests of one id partition with the nodes' shingle sets.
-type fetchFn struct{ Partitions int }
-
-func (f *fetchFn) ProcessElement(_ int, featIter func(*featureBatch) bool, reqIter func(*halfBatch) bool, emit func(int, halfBatch)) error {
+// locateRequests turns the requests of one id partition into read requests keyed by
+// the file that holds each node.
+func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch) bool, emit func(string, readBatch)) error {
 	var reqs []Half
 	var part halfBatch
 	for reqIter(&part) {
@@ -77,41 +84,80 @@ func (f *fetchFn) ProcessElement(_ int, featIter func(*featureBatch) bool, reqIt
 	if len(reqs) == 0 {
 		return nil
 	}
-	feats := partitionFeatures(featIter)
-	byPart := map[int][]Half{}
+	var locs []IDLoc
+	var lb locBatch
+	for locIter(&lb) {
+		locs = append(locs, lb.Items...)
+	}
+	slices.SortFunc(locs, func(a, b IDLoc) int { return cmp.Compare(a.ID, b.ID) })
+	byFile := map[string][]ReadRequest{}
 	for _, r := range reqs {
-		ft, ok := lookup(feats, r.Node)
+		i, ok := slices.BinarySearchFunc(locs, r.Node, func(l IDLoc, id string) int { return cmp.Compare(l.ID, id) })
 		if !ok {
-			return fmt.Errorf("candidate %q has no shingle set (internal error)", r.Node)
+			return fmt.Errorf("candidate %q has no input location (internal error)", r.Node)
 		}
-		r.Hashes, r.Length = ft.Hashes, ft.Length
-		p := partOfString(r.U+"\x00"+r.V, f.Partitions)
-		byPart[p] = append(byPart[p], r)
+		l := locs[i]
+		byFile[l.File] = append(byFile[l.File], ReadRequest{Line: l.Line, U: r.U, V: r.V, Node: r.Node})
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		emit(f, readBatch{byFile[f]})
+	}
+	return nil
+}
+
+// rereadFn reads one input file again and shingles the lines candidates asked for.
+type rereadFn struct {
+	Shingle    ShingleConfig
+	Source     source.Config
+	Partitions int
+
+	sh *shingler
+}
+
+func (f *rereadFn) Setup() (err error) {
+	f.sh, err = f.Shingle.shingler()
+	return err
+}
+
+func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, halfBatch)) error {
+	reqs := batch.Items
+	slices.SortFunc(reqs, func(a, b ReadRequest) int { return cmp.Compare(a.Line, b.Line) })
+	byPart := map[int][]Half{}
+	next := 0
+	var fail error
+	source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
+		for next < len(reqs) && reqs[next].Line < d.Line {
+			next++
+		}
+		if next == len(reqs) || reqs[next].Line != d.Line {
+			return
+		}
+		hashes, _ := f.sh.hashes(d.Text)
+		length := int64(utf8.RuneCountInString(d.Text))
+		for ; next < len(reqs) && reqs[next].Line == d.Line; next++ {
+			r := reqs[next]
+			if r.Node != d.ID && fail == nil {
+				fail = fmt.Errorf("re-read %s:%d: found id %q where %q was (the file changed during the run?)", file, d.Line, d.ID, r.Node)
+			}
+			p := partOfString(r.U+"\x00"+r.V, f.Partitions)
+			byPart[p] = append(byPart[p], Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length})
+		}
+	}, func(record.Rejected) {})
+	if fail != nil {
+		return fail
+	}
+	if next < len(reqs) {
+		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
 	for _, p := range sortedKeys(byPart) {
 		emit(p, halfBatch{byPart[p]})
 	}
 	return nil
-}
-
-// partitionFeatures reads one partition's features (a single gathered list, or several
-// if the runner did not combine them all) sorted by id for lookups.
-func partitionFeatures(iter func(*featureBatch) bool) []Feature {
-	var all []Feature
-	var part featureBatch
-	for iter(&part) {
-		all = append(all, part.Items...)
-	}
-	slices.SortFunc(all, func(a, b Feature) int { return cmp.Compare(a.ID, b.ID) })
-	return all
-}
-
-func lookup(feats []Feature, id string) (Feature, bool) {
-	i, ok := slices.BinarySearchFunc(feats, id, func(f Feature, id string) int { return cmp.Compare(f.ID, id) })
-	if !ok {
-		return Feature{}, false
-	}
-	return feats[i], true
 }
 
 // checkPairsFn decides the candidate pairs of one partition, each from its two halves.
