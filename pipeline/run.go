@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/files"
@@ -21,6 +22,11 @@ import (
 func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if *jobopts.Async {
+		// Outputs are committed when the job has finished; an asynchronous submission
+		// would commit files the job has not written yet.
+		return nil, fmt.Errorf("--async is not supported: neardup waits for the job to finish to check and commit its outputs")
 	}
 	start := time.Now()
 	inputs, err := source.Files(ctx, cfg.sourceConfig())
