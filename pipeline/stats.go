@@ -56,6 +56,10 @@ type CCStats struct {
 	Unconverged int64  `json:"unconverged_nodes"`
 }
 
+// giantClusterMinSize keeps the giant-cluster warning quiet on small corpora, where a
+// pair of duplicates is already a large share.
+const giantClusterMinSize = 100
+
 // DetectionSimilarities are the similarities stats.json reports the S-curve at.
 var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 
@@ -128,7 +132,8 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	if cfg.CC == CCDistributed {
 		st.ConnectedComponents.Rounds = cfg.CCRounds
 	}
-	if n := st.Counts["documents_read"]; cfg.GiantClusterShare > 0 && n > 0 && float64(st.LargestCluster) > cfg.GiantClusterShare*float64(n) {
+	if n := st.Counts["documents_read"]; cfg.GiantClusterShare > 0 && st.LargestCluster >= giantClusterMinSize &&
+		float64(st.LargestCluster) > cfg.GiantClusterShare*float64(n) {
 		st.Warnings = append(st.Warnings, fmt.Sprintf(
 			"giant cluster: %d of %d documents (%.1f%%) are in one cluster, above --giant-cluster-share %v; "+
 				"if they are not all copies of one page, chained near-duplicates are merging unrelated documents: "+
