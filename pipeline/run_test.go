@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/gen"
 	"github.com/neardup/neardup/transforms/shingle"
 )
 
@@ -121,6 +123,8 @@ func TestSeedCorpusKeepsD1D2D3RemovesD4(t *testing.T) {
 	assert.Equal(t, int64(1), st.Counts["exact_duplicates"], "D4 has D1's shingles exactly")
 	assert.True(t, st.ConnectedComponents.Converged)
 	assert.Equal(t, 2, st.Parameters.NGram)
+	assert.Empty(t, st.Warnings, "two documents are not a giant cluster")
+	assert.Equal(t, map[string]int64{"2": 1}, st.ClusterSizes)
 }
 
 func TestSameRunTwiceIsByteIdentical(t *testing.T) {
@@ -196,6 +200,9 @@ func TestTenThousandIdenticalDocumentsKeepOne(t *testing.T) {
 	assert.Equal(t, int64(9999), st.Counts["exact_duplicates"])
 	assert.Equal(t, int64(1), st.Counts["clusters"])
 	assert.Equal(t, int64(10000), st.LargestCluster)
+	assert.Equal(t, map[string]int64{"8193-16384": 1}, st.ClusterSizes)
+	require.Len(t, st.Warnings, 1)
+	assert.Contains(t, st.Warnings[0], "giant cluster: 10000 of 10001 documents")
 	assert.Equal(t, int64(0), st.Counts["candidate_pairs"], "exact duplicates never reach LSH verification")
 }
 
@@ -314,4 +321,30 @@ func TestValidateRejectsBadFlags(t *testing.T) {
 			assert.Contains(t, err.Error(), strings.Fields(name)[0])
 		})
 	}
+}
+
+// TestDistributedCCMatchesLocal runs a generated corpus with both connected-components
+// modes and the two partitionings: every output but stats.json must be byte-identical.
+func TestDistributedCCMatchesLocal(t *testing.T) {
+	o := gen.Defaults()
+	o.N, o.Seed, o.DupFraction = 600, 11, 0.3
+	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
+	var docs, truth bytes.Buffer
+	_, err := gen.Generate(o, &docs, &truth)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
+
+	run := func(cc string, partitions int) map[string]string {
+		cfg := DefaultConfig()
+		cfg.Inputs, cfg.Output = []string{o.Output}, t.TempDir()
+		cfg.Threshold, cfg.CC, cfg.Partitions = 0.5, cc, partitions
+		out, st := dedup(t, cfg)
+		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
+		require.True(t, st.ConnectedComponents.Converged)
+		delete(out, StatsFile)
+		return out
+	}
+	local := run(CCLocal, 256)
+	assert.Equal(t, local, run(CCDistributed, 256))
+	assert.Equal(t, local, run(CCLocal, 3), "the partitioning must not change the result")
 }
