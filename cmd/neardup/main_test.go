@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/transforms/shingle"
+)
+
+const seedFile = "../../testdata/seed.jsonl"
+
+func run(t *testing.T, fn func([]string, *bytes.Buffer, *bytes.Buffer) error, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := fn(args, &out, &errOut)
+	return out.String(), err
+}
+
+func compare(args []string, out, errOut *bytes.Buffer) error { return runCompare(args, out, errOut) }
+func params(args []string, out, errOut *bytes.Buffer) error  { return runParams(args, out, errOut) }
+func sign(args []string, out, errOut *bytes.Buffer) error    { return runSign(args, out, errOut) }
+
+// The seed article's reference output, byte for byte (DESIGN.md).
+func TestCompareReproducesTheSeedExample(t *testing.T) {
+	out, err := run(t, compare, "--ngram", "2", "--threshold", "0.8", "--pairs", "D1:D2,D1:D3,D2:D3,D1:D4", seedFile)
+	require.NoError(t, err)
+	assert.Equal(t, "D1 D2 0.6666666666666666 KEEP\nD1 D3 0.0 KEEP\nD2 D3 0.0 KEEP\nD1 D4 1.0 REMOVE\n", out)
+
+	out, err = run(t, compare, "--ngram", "2", "--threshold", "0.6", "--pairs", "D1:D2,D1:D3,D2:D3,D1:D4", seedFile)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "D1 D2 0.6666666666666666 REMOVE\n"), out)
+}
+
+func TestCompareAllPairsWithEstimate(t *testing.T) {
+	out, err := run(t, compare, "--ngram", "2", "--estimate", seedFile)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 6, "all pairs of four documents, in input order")
+	assert.True(t, strings.HasPrefix(lines[0], "D1 D2 0.6666666666666666 "))
+	assert.Equal(t, "D1 D4 1.0 1.0 REMOVE", lines[2], "identical sets have identical signatures")
+	for _, l := range lines {
+		assert.Len(t, strings.Fields(l), 5, l)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	_, err := run(t, compare, "--pairs", "D1:D9", seedFile)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"D9"`)
+	assert.Equal(t, 2, exitCode(err))
+
+	_, err = run(t, compare, "--threshold", "0", seedFile)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--threshold")
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"id":"a","text":"x"}`+"\n"+`{"id":"b"`+"\n"), 0o644))
+	_, err = run(t, compare, bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+":2")
+	assert.Equal(t, 1, exitCode(err))
+}
+
+func TestParamsJSON(t *testing.T) {
+	out, err := run(t, params, "--threshold", "0.8", "--num-perm", "128", "--lsh", "datasketch", "--json")
+	require.NoError(t, err)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	for _, k := range []string{"bands", "rows", "false_positive", "false_negative", "detection"} {
+		assert.Contains(t, rep, k)
+	}
+	assert.Equal(t, 9.0, rep["bands"], "datasketch's choice for 0.8/128")
+	assert.Equal(t, 13.0, rep["rows"])
+	assert.Len(t, rep["detection"], 7)
+
+	_, err = run(t, params, "--threshold", "0.9", "--num-perm", "16", "--lsh", "datasketch")
+	require.Error(t, err, "datasketch refuses b < 2")
+	assert.Contains(t, err.Error(), "b < 2")
+}
+
+// sign's hex must decode as a LeanMinHash equal to signing the document directly.
+func TestSignWritesLeanMinHashHex(t *testing.T) {
+	out, err := run(t, sign, "--ngram", "2", "--hash", "sha1", "--num-perm", "16", seedFile)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4)
+	signer, err := minhash.NewSigner(minhash.Affine32, 1, 16)
+	require.NoError(t, err)
+	want := signer.Sign(shingle.Hashes(normalize.Text("RED BLUE GREEN", normalize.Options{}), shingle.Options{Kind: shingle.Word, N: 2}, minhash.SHA1.Sum64))
+	var l signLine
+	require.NoError(t, json.Unmarshal([]byte(lines[3]), &l))
+	assert.Equal(t, "D4", l.ID)
+	b, err := hex.DecodeString(l.Signature)
+	require.NoError(t, err)
+	got, err := minhash.UnmarshalLean(b, '<')
+	require.NoError(t, err)
+	assert.Equal(t, want.Values, got.Values)
+	assert.Equal(t, int64(1), got.Seed)
+}
