@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/transforms/shingle"
 )
 
@@ -107,7 +108,7 @@ func TestJoinEmptySets(t *testing.T) {
 
 // The seed's worked example (DESIGN.md): word bigrams, lower-case.
 func TestSeedExample(t *testing.T) {
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	o := Defaults()
 	o.Shingle = shingle.Options{Kind: shingle.Word, N: 2}
 	o.Input = []string{filepath.Join(root, "testdata", "seed.jsonl")}
@@ -133,20 +134,6 @@ func TestSeedExample(t *testing.T) {
 {"a": "D1", "b": "D4", "similarity": 1.0}
 {"a": "D2", "b": "D4", "similarity": 0.6666666666666666}
 `, out.String())
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "no go.mod above the test")
-		dir = parent
-	}
 }
 
 // genCorpus writes a generated corpus of n documents and returns its path.

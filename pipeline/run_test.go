@@ -15,23 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/transforms/shingle"
 )
-
-// repoRoot finds the directory holding go.mod, so tests can use testdata/ and ../shared.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "go.mod not found")
-		dir = parent
-	}
-}
 
 func writeLines(t *testing.T, path string, lines ...string) string {
 	t.Helper()
@@ -71,7 +57,7 @@ func lineCount(s string) int { return strings.Count(s, "\n") }
 
 func seedConfig(t *testing.T) Config {
 	cfg := DefaultConfig()
-	cfg.Inputs = []string{filepath.Join(repoRoot(t), "testdata", "seed.jsonl")}
+	cfg.Inputs = []string{filepath.Join(repotest.Root(t), "testdata", "seed.jsonl")}
 	cfg.Output = t.TempDir()
 	cfg.Shingle.N = 2
 	cfg.Threshold = 0.8

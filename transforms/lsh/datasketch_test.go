@@ -5,29 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// conformancePath finds ../shared/conformance/datasketch/<name> relative to the
-// module root (the directory holding go.mod), whatever the test's working dir.
-func conformancePath(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance", "datasketch", name)
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "go.mod not found above the test directory")
-		dir = parent
-	}
-}
+	"github.com/neardup/neardup/internal/repotest"
+)
 
 type lshVectors struct {
 	Table []struct {
@@ -62,7 +47,7 @@ type lshVectors struct {
 
 func loadLSHVectors(t *testing.T) lshVectors {
 	t.Helper()
-	raw, err := os.ReadFile(conformancePath(t, "lsh_params.json"))
+	raw, err := os.ReadFile(repotest.Conformance(t, "lsh_params.json"))
 	require.NoError(t, err)
 	var v lshVectors
 	require.NoError(t, json.Unmarshal(raw, &v))
@@ -108,7 +93,7 @@ func TestOptimalParamsDatasketch(t *testing.T) {
 // the signatures recorded in minhash_vectors.json.
 func TestBandBytesDatasketch(t *testing.T) {
 	v := loadLSHVectors(t)
-	raw, err := os.ReadFile(conformancePath(t, "minhash_vectors.json"))
+	raw, err := os.ReadFile(repotest.Conformance(t, "minhash_vectors.json"))
 	require.NoError(t, err)
 	var mv struct {
 		Signatures []struct {

@@ -11,6 +11,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/repotest"
 )
 
 func TestGaussLegendre(t *testing.T) {
@@ -271,7 +273,7 @@ func valuesHashPortable(vs []uint64) uint64 {
 
 // TestFmix64Datasketch checks fmix64 against the datasketch vectors' fmix64 table.
 func TestFmix64Datasketch(t *testing.T) {
-	raw, err := os.ReadFile(conformancePath(t, "minhash_vectors.json"))
+	raw, err := os.ReadFile(repotest.Conformance(t, "minhash_vectors.json"))
 	require.NoError(t, err)
 	var v struct {
 		Fmix struct {

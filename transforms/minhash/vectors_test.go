@@ -3,10 +3,11 @@ package minhash
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/repotest"
 )
 
 // The structure of the datasketch 2.0 conformance vectors under
@@ -119,26 +120,9 @@ type serializationVectors struct {
 	LegacyRoundtripScheme Scheme       `json:"legacy_roundtrip_scheme"`
 }
 
-// vectorPath finds a datasketch vector file: walk up from the test's directory to the one
-// holding go.mod, then ../shared/conformance/datasketch/.
-func vectorPath(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "no go.mod above the test directory")
-		dir = parent
-	}
-	return filepath.Join(dir, "..", "shared", "conformance", "datasketch", name)
-}
-
 func loadJSON(t testing.TB, name string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(vectorPath(t, name))
+	b, err := os.ReadFile(repotest.Conformance(t, name))
 	require.NoError(t, err, "datasketch conformance vectors")
 	require.NoError(t, json.Unmarshal(b, v), name)
 }

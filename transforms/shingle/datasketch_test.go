@@ -3,37 +3,21 @@ package shingle
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/transforms/normalize"
 )
-
-// conformancePath finds ../shared/conformance/datasketch/<name> relative to the
-// module root (the directory holding go.mod), whatever the test's working dir.
-func conformancePath(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance", "datasketch", name)
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "go.mod not found above the test directory")
-		dir = parent
-	}
-}
 
 // TestDatasketchBigramSets rebuilds the word-bigram input sets of the datasketch
 // vectors (made in Python with doc.split(' ') and, for one, .lower()) from their
 // source texts.
 func TestDatasketchBigramSets(t *testing.T) {
-	raw, err := os.ReadFile(conformancePath(t, "minhash_vectors.json"))
+	raw, err := os.ReadFile(repotest.Conformance(t, "minhash_vectors.json"))
 	require.NoError(t, err)
 	var v struct {
 		InputSets []struct {

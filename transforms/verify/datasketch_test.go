@@ -3,32 +3,17 @@ package verify
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// conformancePath finds ../shared/conformance/datasketch/<name> relative to the
-// module root (the directory holding go.mod), whatever the test's working dir.
-func conformancePath(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance", "datasketch", name)
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "go.mod not found above the test directory")
-		dir = parent
-	}
-}
+	"github.com/neardup/neardup/internal/repotest"
+)
 
 // TestDatasketchExactSetJaccard checks Jaccard on hashed sets against the exact set
 // Jaccard recorded next to datasketch's estimates (computed in Python on strings).
 func TestDatasketchExactSetJaccard(t *testing.T) {
-	raw, err := os.ReadFile(conformancePath(t, "minhash_vectors.json"))
+	raw, err := os.ReadFile(repotest.Conformance(t, "minhash_vectors.json"))
 	require.NoError(t, err)
 	var v struct {
 		InputSets []struct {

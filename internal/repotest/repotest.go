@@ -1,0 +1,47 @@
+// Package repotest locates the repository's own files from tests, whatever package
+// directory `go test` runs them in: testdata/ at the module root, and the datasketch
+// conformance vectors in ../shared beside it.
+package repotest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FindRoot returns the nearest directory at or above the working directory that holds
+// go.mod.
+func FindRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// Root is FindRoot for a test: it fails the test when there is no module root.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Conformance returns the path of a datasketch vector file,
+// ../shared/conformance/datasketch/<name> from the module root.
+func Conformance(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(Root(t), "..", "shared", "conformance", "datasketch", name)
+}
