@@ -21,12 +21,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	methodFlags(fs, &cfg)
 	pairs := fs.String("pairs", "", "comma-separated pairs A:B,C:D (default: every pair, in input order)")
 	estimate := fs.Bool("estimate", false, "also print the MinHash estimate after the exact value")
-	idField := fs.String("id-field", "id", "JSON field holding the document id")
-	textField := fs.String("text-field", "text", "JSON field holding the text")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: neardup compare [flags] FILE.jsonl")
-		fs.PrintDefaults()
-	}
+	idField, textField := fileFlags(fs, "compare")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -36,6 +36,17 @@ func methodFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "permutation seed (numpy RandomState seed, as datasketch)")
 }
 
+// fileFlags registers the field flags and usage of the verbs that read one JSONL file.
+func fileFlags(fs *flag.FlagSet, verb string) (idField, textField *string) {
+	idField = fs.String("id-field", "id", "JSON field holding the document id")
+	textField = fs.String("text-field", "text", "JSON field holding the text")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: neardup %s [flags] FILE.jsonl\n", verb)
+		fs.PrintDefaults()
+	}
+	return idField, textField
+}
+
 // inputFlag collects repeated --input values.
 type inputFlag []string
 

@@ -24,12 +24,7 @@ func runSign(args []string, stdout, _ io.Writer) error {
 	cfg := pipeline.DefaultConfig()
 	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
 	methodFlags(fs, &cfg)
-	idField := fs.String("id-field", "id", "JSON field holding the document id")
-	textField := fs.String("text-field", "text", "JSON field holding the text")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: neardup sign [flags] FILE.jsonl")
-		fs.PrintDefaults()
-	}
+	idField, textField := fileFlags(fs, "sign")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
