@@ -3,9 +3,9 @@ package lsh
 import (
 	"encoding/binary"
 	"fmt"
-	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup/internal/wordhash"
+	"github.com/neardup/neardup/transforms/minhash"
 )
 
 // BandBytes returns datasketch's key for band `band` of a signature:
@@ -65,40 +65,5 @@ func bandValues(values []uint64, band, rows int) []uint64 {
 // outside values.
 func BandKey(values []uint64, band, rows int) uint64 {
 	vs := bandValues(values, band, rows)
-	return fmix64(valuesHash(vs) ^ uint64(band)*0x9e3779b97f4a7c15)
+	return minhash.Fmix64(wordhash.Sum64(vs, 0) ^ uint64(band)*0x9e3779b97f4a7c15)
 }
-
-// valuesHash is xxhash64 of vs as little-endian bytes.
-func valuesHash(vs []uint64) uint64 {
-	if littleEndian {
-		// The values' memory already is their little-endian byte string.
-		return xxhash.Sum64(unsafe.Slice((*byte)(unsafe.Pointer(&vs[0])), 8*len(vs)))
-	}
-	var d xxhash.Digest
-	d.Reset()
-	var buf [256]byte
-	for len(vs) > 0 {
-		k := min(len(vs), len(buf)/8)
-		for i, v := range vs[:k] {
-			binary.LittleEndian.PutUint64(buf[8*i:], v)
-		}
-		_, _ = d.Write(buf[:8*k]) // Digest.Write never fails
-		vs = vs[k:]
-	}
-	return d.Sum64()
-}
-
-// fmix64 is MurmurHash3's 64-bit finalizer, a bijection with full avalanche.
-func fmix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
-}
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()

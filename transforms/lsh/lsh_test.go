@@ -2,17 +2,13 @@ package lsh
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/neardup/neardup/internal/repotest"
 )
 
 func TestGaussLegendre(t *testing.T) {
@@ -235,10 +231,6 @@ func TestBandKey(t *testing.T) {
 		keys[k] = true
 	}
 	assert.Equal(t, ref(sig, 0, 100), BandKey(sig, 0, 100))
-	// The portable (big-endian) path hashes the same bytes, across its chunks.
-	for _, n := range []int{1, 13, 32, 33, 100, 128} {
-		assert.Equal(t, xxhash.Sum64(leBytes(sig[:n])), valuesHashPortable(sig[:n]), "n=%d", n)
-	}
 
 	// Equal values in different bands get different keys.
 	same := []uint64{7, 7, 7, 7}
@@ -252,42 +244,6 @@ func TestBandKey(t *testing.T) {
 
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = BandKey(sig, 3, 13) }))
 	assert.Panics(t, func() { BandKey(sig, 10, 13) })
-}
-
-// leBytes is the little-endian byte string that valuesHash hashes.
-func leBytes(vs []uint64) []byte {
-	var b []byte
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint64(b, v)
-	}
-	return b
-}
-
-// valuesHashPortable runs valuesHash's big-endian path on this machine.
-func valuesHashPortable(vs []uint64) uint64 {
-	saved := littleEndian
-	littleEndian = false
-	defer func() { littleEndian = saved }()
-	return valuesHash(vs)
-}
-
-// TestFmix64Datasketch checks fmix64 against the datasketch vectors' fmix64 table.
-func TestFmix64Datasketch(t *testing.T) {
-	raw, err := os.ReadFile(repotest.Conformance(t, "minhash_vectors.json"))
-	require.NoError(t, err)
-	var v struct {
-		Fmix struct {
-			Fmix64 []struct {
-				In  uint64 `json:"in"`
-				Out uint64 `json:"out"`
-			} `json:"fmix64"`
-		} `json:"fmix"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &v))
-	require.NotEmpty(t, v.Fmix.Fmix64)
-	for _, c := range v.Fmix.Fmix64 {
-		assert.Equal(t, c.Out, fmix64(c.In), "fmix64(%d)", c.In)
-	}
 }
 
 func BenchmarkOptimalParams(b *testing.B) {

@@ -15,14 +15,13 @@
 package shingle
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup/internal/wordhash"
 )
 
 // Kind selects word or character n-grams.
@@ -229,26 +228,4 @@ func SetHash(hashes []uint64) uint64 { return SetHashSeed(hashes, 0) }
 // SetHashSeed is SetHash with xxhash64's seed: two seeds give two independent
 // fingerprints, whose 128 bits together make a collision among a billion sets
 // about 10⁻²⁰ likely.
-func SetHashSeed(hashes []uint64, seed uint64) uint64 {
-	d := xxhash.NewWithSeed(seed)
-	if littleEndian && len(hashes) > 0 {
-		// The in-memory layout already is the little-endian byte string.
-		_, _ = d.Write(unsafe.Slice((*byte)(unsafe.Pointer(&hashes[0])), 8*len(hashes)))
-		return d.Sum64()
-	}
-	var buf [256]byte
-	for len(hashes) > 0 {
-		k := min(len(hashes), len(buf)/8)
-		for i, h := range hashes[:k] {
-			binary.LittleEndian.PutUint64(buf[8*i:], h)
-		}
-		_, _ = d.Write(buf[:8*k]) // Digest.Write never fails
-		hashes = hashes[k:]
-	}
-	return d.Sum64()
-}
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
+func SetHashSeed(hashes []uint64, seed uint64) uint64 { return wordhash.Sum64(hashes, seed) }
