@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Quality of `neardup dedup` against the exact all-pairs join and the planted clusters:
+# for 10k and 100k generated docs, threshold 0.7/0.8/0.9 × --num-perm 128/256 (--lsh recall),
+# plus --lsh datasketch at 0.8/128, each scored by `neardup eval` with the exact pairs computed
+# once per corpus×threshold by `neardup baseline`. Writes bench/out/recall-N-T-P[-ds].svg.
+# Usage (repo root): bench/quality.sh    Prints markdown rows.
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+NGRAM=${NGRAM:-5}
+
+# row N T P LSH: one dedup run + eval; prints one markdown row.
+row() {
+	local n=$1 t=$2 p=$3 lsh=$4 c tag out
+	c=$(corpus "$n")
+	tag="$n-$t-$p"
+	[ "$lsh" = recall ] || tag="$tag-$lsh"
+	out="$OUT/q-$tag"
+	local cmd=("$ND" dedup --quiet --input "$c" --output "$out" --overwrite --threshold "$t" --num-perm "$p" --lsh "$lsh" --ngram "$NGRAM")
+	timed "$out.log" "${cmd[@]}"
+	"$ND" eval --truth "${c%.jsonl}.truth.jsonl" --result "$out" --exact "$OUT/exact-$n-$t.jsonl" \
+		--bucket-min "$t" --json --svg "$OUT/recall-$tag.svg" >"$out.eval.json"
+	jq -r --arg n "$n" --arg p "$p" --arg lsh "$lsh" --arg t "$t" --arg w "$WALL" --arg rss "$RSS" \
+		--arg cmd "${cmd[*]/#$ND/neardup}" '
+		def f4: . * 10000 | round / 10000 | tostring;
+		(.recall_by_similarity | map(select(.lo >= ($t|tonumber) + 0.05 - 1e-9))) as $hi
+		| ($hi | map(.found) | add) as $hf | ($hi | map(.pairs) | add) as $hp
+		| "| \($n) | \($t) | \($p) | \($lsh) | \(.parameters.bands)×\(.parameters.rows) | \(.exact.pairs) | \(.exact.pair_recall|f4) | \(.vs_exact.precision|f4) | \(.vs_exact.recall|f4) | \(if $hp > 0 then ($hf/$hp|f4) + " (\($hf)/\($hp))" else "–" end) | \(.vs_truth.ari|f4) | \(.vs_exact.ari|f4) | \(($n|tonumber)/($w|tonumber)|round) | \(($rss|tonumber)/1024|round) | `\($cmd)` |"' \
+		"$out.eval.json"
+}
+
+env_header
+echo
+echo "| docs | threshold | num-perm | --lsh | b×r | exact pairs | exact-pair recall | precision vs exact comps | pair recall vs exact comps | recall at J ≥ t+0.05 | ARI vs planted | ARI vs exact comps | docs/s | peak RSS MiB | command |"
+echo "|---:|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"
+for n in 10000 100000; do
+	c=$(corpus "$n")
+	for t in 0.7 0.8 0.9; do
+		[ -s "$OUT/exact-$n-$t.jsonl" ] ||
+			"$ND" baseline --input "$c" --threshold "$t" --ngram "$NGRAM" --output "$OUT/exact-$n-$t.jsonl" 2>/dev/null
+		for p in 128 256; do
+			row "$n" "$t" "$p" recall
+		done
+	done
+	row "$n" 0.8 128 datasketch
+done
+cp "$OUT/recall-100000-0.8-128.svg" bench/recall-vs-scurve.svg
