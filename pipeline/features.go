@@ -73,33 +73,17 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 	return nil
 }
 
-// shingler turns a text into its shingle-hash set exactly as every stage must: the
-// featurizing pass and the verification re-read share it.
-type shingler struct {
+// Shingler turns a text into its shingle-hash set exactly as every stage must: the
+// featurizing pass, the verification re-read and the CLI's compare and sign share it.
+type Shingler struct {
 	opts        shingle.Options
 	norm        normalize.Options
 	sum         func([]byte) uint64
 	maxShingles int
 }
 
-func newShingler(kind string, n int, stripPunct bool, hash string, maxShingles int) (*shingler, error) {
-	k, err := shingle.ParseKind(kind)
-	if err != nil {
-		return nil, err
-	}
-	h, err := minhash.ParseHashFunc(hash)
-	if err != nil {
-		return nil, err
-	}
-	opts := shingle.Options{Kind: k, N: n}
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	return &shingler{opts: opts, norm: normalize.Options{StripPunct: stripPunct}, sum: h.Sum64, maxShingles: maxShingles}, nil
-}
-
-// hashes returns the sorted distinct shingle hashes of text and whether they were capped.
-func (s *shingler) hashes(text string) ([]uint64, bool) {
+// Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
+func (s *Shingler) Hashes(text string) ([]uint64, bool) {
 	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
 	if s.maxShingles > 0 && len(h) > s.maxShingles {
 		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
@@ -110,7 +94,8 @@ func (s *shingler) hashes(text string) ([]uint64, bool) {
 	return h, false
 }
 
-// ShingleConfig is what every stage that shingles needs to know.
+// ShingleConfig is what every stage that shingles needs to know, in fields a DoFn can
+// carry.
 type ShingleConfig struct {
 	Kind        string
 	N           int
@@ -119,8 +104,21 @@ type ShingleConfig struct {
 	MaxShingles int
 }
 
-func (c ShingleConfig) shingler() (*shingler, error) {
-	return newShingler(c.Kind, c.N, c.StripPunct, c.Hash, c.MaxShingles)
+// Shingler validates the configuration and builds its Shingler.
+func (c ShingleConfig) Shingler() (*Shingler, error) {
+	k, err := shingle.ParseKind(c.Kind)
+	if err != nil {
+		return nil, err
+	}
+	h, err := minhash.ParseHashFunc(c.Hash)
+	if err != nil {
+		return nil, err
+	}
+	opts := shingle.Options{Kind: k, N: c.N}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Sum64, maxShingles: c.MaxShingles}, nil
 }
 
 // featurizeFn turns a document into what the later stages need, in one pass: normalize,
@@ -137,14 +135,14 @@ type featurizeFn struct {
 	Rows       int
 	Partitions int
 
-	sh     *shingler
+	sh     *Shingler
 	signer *minhash.Signer
 	sig    []uint64
 }
 
 func (f *featurizeFn) Setup() error {
 	var err error
-	if f.sh, err = f.Shingle.shingler(); err != nil {
+	if f.sh, err = f.Shingle.Shingler(); err != nil {
 		return err
 	}
 	f.signer, err = minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
@@ -157,7 +155,7 @@ const checkSeed = 0x6e656172647570
 
 func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
 	start := time.Now()
-	hashes, capped := f.sh.hashes(d.Text)
+	hashes, capped := f.sh.Hashes(d.Text)
 	if capped {
 		cappedDocuments.Inc(ctx, 1)
 	}

@@ -37,6 +37,9 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
 }
 
+// Shingler shingles texts exactly as the pipeline run with this configuration does.
+func (c *Config) Shingler() (*Shingler, error) { return c.shingleConfig().Shingler() }
+
 func (c *Config) shingleConfig() ShingleConfig {
 	return ShingleConfig{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,
 		Hash: string(c.Hash), MaxShingles: c.MaxShingles}

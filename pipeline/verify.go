@@ -116,11 +116,11 @@ type rereadFn struct {
 	Source     source.Config
 	Partitions int
 
-	sh *shingler
+	sh *Shingler
 }
 
 func (f *rereadFn) Setup() (err error) {
-	f.sh, err = f.Shingle.shingler()
+	f.sh, err = f.Shingle.Shingler()
 	return err
 }
 
@@ -137,7 +137,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		if next == len(reqs) || reqs[next].Line != d.Line {
 			return
 		}
-		hashes, _ := f.sh.hashes(d.Text)
+		hashes, _ := f.sh.Hashes(d.Text)
 		length := int64(utf8.RuneCountInString(d.Text))
 		for ; next < len(reqs) && reqs[next].Line == d.Line; next++ {
 			r := reqs[next]

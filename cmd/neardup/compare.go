@@ -39,7 +39,9 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	shingleDocs(docs, &cfg)
+	if err := shingleDocs(docs, &cfg); err != nil {
+		return err
+	}
 	byID := make(map[string]int, len(docs))
 	for i, d := range docs {
 		byID[d.id] = i

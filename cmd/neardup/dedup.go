@@ -33,7 +33,6 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
-	fs.IntVar(&cfg.MaxShingles, "max-shingles", cfg.MaxShingles, "a document keeps at most this many shingle hashes, the smallest (a uniform sample); 0: no cap")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
 	fs.Usage = func() {

@@ -13,8 +13,6 @@ import (
 	"github.com/neardup/neardup/io/jsonl"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
 )
 
 // doc is a document loaded whole for the small interactive verbs (compare, sign).
@@ -61,11 +59,15 @@ func loadDocs(ctx context.Context, path, idField, textField string) ([]doc, erro
 }
 
 // shingleDocs fills in each document's shingle-hash set as the pipeline computes it.
-func shingleDocs(docs []doc, cfg *pipeline.Config) {
-	sum := cfg.Hash.Sum64
-	for i := range docs {
-		docs[i].hashes = shingle.Hashes(normalize.Text(docs[i].text, cfg.Normalize), cfg.Shingle, sum)
+func shingleDocs(docs []doc, cfg *pipeline.Config) error {
+	sh, err := cfg.Shingler()
+	if err != nil {
+		return usageError{err}
 	}
+	for i := range docs {
+		docs[i].hashes, _ = sh.Hashes(docs[i].text)
+	}
+	return nil
 }
 
 func newSigner(cfg *pipeline.Config) (*minhash.Signer, error) {

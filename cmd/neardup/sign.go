@@ -43,7 +43,9 @@ func runSign(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	shingleDocs(docs, &cfg)
+	if err := shingleDocs(docs, &cfg); err != nil {
+		return err
+	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	for _, d := range docs {
