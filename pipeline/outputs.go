@@ -43,16 +43,23 @@ func (f *writeSortedFn) ProcessElement(ctx context.Context, _ []byte, lines func
 		all = append(all, keyedLine{k, l})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
-	path := files.Join(f.Dir, f.Name)
+	return writeFile(ctx, files.Join(f.Dir, f.Name), func(w *bufio.Writer) {
+		for _, kl := range all {
+			w.WriteString(kl.line)
+			w.WriteByte('\n')
+		}
+	})
+}
+
+// writeFile creates path (local or gs://) and fills it through a buffered writer, whose
+// first error is reported at the flush.
+func writeFile(ctx context.Context, path string, fill func(*bufio.Writer)) error {
 	w, err := files.Create(ctx, path)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	for _, kl := range all {
-		bw.WriteString(kl.line)
-		bw.WriteByte('\n')
-	}
+	fill(bw)
 	if err := bw.Flush(); err != nil {
 		w.Close()
 		return fmt.Errorf("write %s: %w", path, err)

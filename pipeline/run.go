@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -91,13 +92,8 @@ func writeJSON(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	w, err := files.Create(ctx, path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	if _, err := w.Write(append(b, '\n')); err != nil {
-		w.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return w.Close()
+	return writeFile(ctx, path, func(w *bufio.Writer) {
+		w.Write(b)
+		w.WriteByte('\n')
+	})
 }
