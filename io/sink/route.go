@@ -146,10 +146,22 @@ func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part
 	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept"}
 	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed"}
 	rejected := &lazyWriter{ctx: ctx, path: pt.Base + ".rejected"}
-	if ff == source.FormatParquet {
-		err = routeParquet(ctx, file, p, kept, removed, rejected, &pt)
-	} else {
-		err = route(ctx, file, ff, p, kept, removed, rejected, &pt)
+	var rbuf []byte
+	writeRejected := func(e entry, rec []byte) error {
+		rbuf = rejectedLine(rbuf[:0], file, e.Line, e.Reason, rec)
+		pt.NRejected++
+		_, err := rejected.Write(rbuf)
+		return err
+	}
+	switch whole, werr := rejectedWhole(p); {
+	case werr != nil:
+		err = werr
+	case whole:
+		err = writeRejected(p.rejected[0], nil)
+	case ff == source.FormatParquet:
+		err = routeParquet(ctx, file, p, kept, removed, writeRejected, &pt)
+	default:
+		err = route(ctx, file, ff, p, kept, removed, writeRejected, &pt)
 	}
 	var cerr error
 	for _, c := range []struct {
@@ -169,21 +181,10 @@ func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part
 	return pt, nil
 }
 
-func route(ctx context.Context, file, format string, p *plan, kept, removed, rejected io.Writer, pt *part) error {
+// route re-reads a JSONL or text file and writes each line to kept or removed, or through
+// writeRejected, by its outcome. The caller has handled a file rejected whole.
+func route(ctx context.Context, file, format string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf []byte
-	writeRejected := func(e entry, rec []byte) error {
-		buf = rejectedLine(buf[:0], file, e.Line, e.Reason, rec)
-		pt.NRejected++
-		_, err := rejected.Write(buf)
-		return err
-	}
-
-	if whole, err := rejectedWhole(p); whole || err != nil {
-		if err != nil {
-			return err
-		}
-		return writeRejected(p.rejected[0], nil)
-	}
 
 	rc, err := files.Open(ctx, file)
 	if err != nil {

@@ -22,20 +22,8 @@ var errStopped = errors.New("stopped where the reader stopped")
 // when no row is kept, so the merge has the schema), and removed and rejected rows as JSON
 // lines with the row rendered as a JSON object. The outcomes must match the rows one for
 // one, as for lines.
-func routeParquet(ctx context.Context, file string, p *plan, kept, removed, rejected io.Writer, pt *part) error {
+func routeParquet(ctx context.Context, file string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf, rec []byte
-	writeRejected := func(e entry, rec []byte) error {
-		buf = rejectedLine(buf[:0], file, e.Line, e.Reason, rec)
-		pt.NRejected++
-		_, err := rejected.Write(buf)
-		return err
-	}
-	if whole, err := rejectedWhole(p); whole || err != nil {
-		if err != nil {
-			return err
-		}
-		return writeRejected(p.rejected[0], nil)
-	}
 
 	f, err := parquetfile.Open(ctx, file)
 	if err != nil {
