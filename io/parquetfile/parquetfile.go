@@ -102,6 +102,9 @@ func (f *File) Close() error {
 // Schema is the file's schema.
 func (f *File) Schema() *parquet.Schema { return f.pf.Schema() }
 
+// RowGroups are the file's row groups, for readers of a known schema (the index).
+func (f *File) RowGroups() []parquet.RowGroup { return f.pf.RowGroups() }
+
 // NumRows is the number of rows in the file.
 func (f *File) NumRows() int64 { return f.pf.NumRows() }
 
