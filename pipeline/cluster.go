@@ -149,6 +149,7 @@ type clusterLine struct {
 	Size    int      `json:"size"`
 	Kept    string   `json:"kept"`
 	Members []string `json:"members"`
+	Indexed []string `json:"indexed,omitempty"` // the members that are indexed documents (--against)
 }
 
 // keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
@@ -156,22 +157,33 @@ type clusterLine struct {
 func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, label, line string, err error) {
 	slices.SortFunc(members, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	label, kept := members[0].ID, members[0]
-	if keep == KeepLongest {
+	// Ids sort by class (indexed, preferred, input; see against.go): the policy picks
+	// among the members of the best class only, and the first indexed member always wins.
+	if keep == KeepLongest && idClass(kept.ID) != classIndexed {
 		for _, m := range members[1:] {
+			if idClass(m.ID) != idClass(kept.ID) {
+				break
+			}
 			if m.Length > kept.Length {
 				kept = m
 			}
 		}
 	}
 	ids := make([]string, len(members))
+	var indexed []string
 	for i, m := range members {
-		ids[i] = m.ID
+		ids[i] = externalID(m.ID)
+		if idClass(m.ID) == classIndexed {
+			// An indexed document is never removed and is no input record to decide.
+			indexed = append(indexed, ids[i])
+			continue
+		}
 		fates = append(fates, Fate{ID: m.ID, Cluster: kept.ID, Removed: m.ID != kept.ID, Sim: m.Sim})
 	}
 	clustersTotal.Inc(ctx, 1)
 	clusterSizes.Update(ctx, int64(len(members)))
 	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
-	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: kept.ID, Members: ids})
+	b, err := json.Marshal(clusterLine{Cluster: externalID(label), Size: len(ids), Kept: externalID(kept.ID), Members: ids, Indexed: indexed})
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
 	}
@@ -250,11 +262,11 @@ func (f *checkConvergedFn) ProcessElement(n int64) error {
 	return fmt.Errorf("connected components did not converge in %d rounds: %d nodes unconverged; rerun with a larger --cc-rounds (e.g. %d)", f.Rounds, n, 2*f.Rounds)
 }
 
-// decideFn gives every document of a partition its Decision; documents in no cluster
-// are kept.
-type decideFn struct{}
+// decideFn gives every input document of a partition its Decision; documents in no
+// cluster are kept. Indexed documents get none. Indexes names the --against indexes.
+type decideFn struct{ Indexes []string }
 
-func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decision)) error {
+func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decision)) error {
 	fates := map[string]Fate{}
 	var part fateBatch
 	for fateIter(&part) {
@@ -266,14 +278,14 @@ func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatc
 	seen := 0
 	for locIter(&locs) {
 		for _, l := range locs.Items {
-			d := record.Decision{File: l.File, Line: l.Line, ID: l.ID, Cluster: l.ID}
-			if ft, ok := fates[l.ID]; ok {
-				seen++
-				d.Cluster, d.Removed = ft.Cluster, ft.Removed
-				if ft.Removed {
-					d.Similarity = ft.Sim
-				}
+			if idClass(l.ID) == classIndexed {
+				continue
 			}
+			ft, ok := fates[l.ID]
+			if ok {
+				seen++
+			}
+			d := decisionOf(l, ft, ok, f.Indexes)
 			if d.Removed {
 				removedTotal.Inc(ctx, 1)
 			} else {

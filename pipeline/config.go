@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
@@ -77,6 +78,14 @@ type Config struct {
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	Quiet      bool
+
+	Against     []string // indexes to deduplicate against (--against); their documents win and are never removed
+	UpdateIndex bool     // add the kept documents to the one --against index as a new generation
+	Prefer      []string // inputs (globs) whose documents win their clusters over other inputs'
+
+	indexes    []*index.Manifest // the opened Against indexes (OpenIndexes)
+	preferred  []string          // Prefer, expanded
+	indexWrite *indexWrite       // where UpdateIndex writes
 }
 
 // DefaultConfig returns the defaults the CLI documents.

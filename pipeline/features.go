@@ -155,7 +155,7 @@ const checkSeed = 0x6e656172647570
 
 func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
 	start := time.Now()
-	hashes, capped := f.sh.Hashes(d.Text)
+	hashes, capped := f.sh.DocHashes(d)
 	if capped {
 		cappedDocuments.Inc(ctx, 1)
 	}

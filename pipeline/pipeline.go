@@ -13,6 +13,7 @@ const metricsNS = "neardup"
 // where the outputs are written before the driver commits them.
 func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	docs, rejected := source.Read(s, files, cfg.sourceConfig())
+	docs = withIndexes(s, docs, cfg)
 
 	s1 := s.Scope("CheckUniqueIDs")
 	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, beam.ParDo(s1, &locateFn{Partitions: cfg.Partitions}, docs)))
@@ -32,7 +33,10 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 
-	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
+	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates))
+	if cfg.UpdateIndex {
+		updateIndex(s, decisions, cfg, tempDir)
+	}
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
 	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
 }

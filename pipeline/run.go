@@ -24,6 +24,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := cfg.OpenIndexes(ctx); err != nil {
+		return nil, err
+	}
 	if *jobopts.Async {
 		// Outputs are committed when the job has finished; an asynchronous submission
 		// would commit files the job has not written yet.
@@ -72,8 +75,15 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := writeJSON(ctx, files.Join(tempDir, StatsFile), st); err != nil {
 		return st, err
 	}
+	commitIndex, err := cfg.indexCommit(ctx, tempDir)
+	if err != nil {
+		return st, err
+	}
 	if err := sink.Commit(ctx, tempDir, cfg.Output, names); err != nil {
 		return st, fmt.Errorf("commit outputs to %s: %w", cfg.Output, err)
+	}
+	if err := commitIndex(); err != nil {
+		return st, fmt.Errorf("outputs are in %s, but the index was not updated: %w", cfg.Output, err)
 	}
 	return st, nil
 }

@@ -66,7 +66,7 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 // countNames are the counters copied into stats.json, in the order a reader follows the
 // pipeline; counters never incremented are reported as 0.
 var countNames = []string{
-	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
+	"documents_read", "indexed_documents", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
 	"exact_duplicates", "shared_buckets", "bucket_edges", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
 	"output_kept", "output_removed", "output_rejected",

@@ -46,7 +46,7 @@ func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) beam.P
 	s = s.Scope("Verify")
 	requests := beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
-	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions},
+	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions, Renamed: cfg.renamedFiles()},
 		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
@@ -115,6 +115,7 @@ type rereadFn struct {
 	Shingle    ShingleConfig
 	Source     source.Config
 	Partitions int
+	Renamed    map[string]int // files whose ids are renamed: index shards (their index's ordinal), preferred inputs (-1)
 
 	sh *Shingler
 }
@@ -130,14 +131,14 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	byPart := map[int][]Half{}
 	next := 0
 	var fail error
-	source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
+	readErr := f.read(ctx, file, reqs, func(d record.Doc) {
 		for next < len(reqs) && reqs[next].Line < d.Line {
 			next++
 		}
 		if next == len(reqs) || reqs[next].Line != d.Line {
 			return
 		}
-		hashes, _ := f.sh.Hashes(d.Text)
+		hashes, _ := f.sh.DocHashes(d)
 		length := int64(utf8.RuneCountInString(d.Text))
 		for ; next < len(reqs) && reqs[next].Line == d.Line; next++ {
 			r := reqs[next]
@@ -147,8 +148,8 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			p := partOfString(r.U+"\x00"+r.V, f.Partitions)
 			byPart[p] = append(byPart[p], Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length})
 		}
-	}, func(record.Rejected) {})
-	if fail != nil {
+	})
+	if fail = cmp.Or(fail, readErr); fail != nil {
 		return fail
 	}
 	if next < len(reqs) {

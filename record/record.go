@@ -11,6 +11,9 @@ type Doc struct {
 	File string // the input file the record came from, as the user named it
 	Line int64  // 1-based line (JSONL, text) or row (Parquet) number within File
 	Text string // the text field, not yet normalized
+	// Shingles are the stored shingle hashes of a document read from an index (it has no
+	// Text); nil for input records.
+	Shingles []uint64
 }
 
 // Rejected is an input record that could not be used, with where it was and why.
@@ -28,4 +31,5 @@ type Decision struct {
 	Removed    bool
 	Cluster    string  // the id labelling the Doc's cluster (its smallest member id); ID itself for singletons
 	Similarity float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
+	Index      string  // removed docs whose Cluster is an indexed document: that index (--against)
 }

@@ -25,9 +25,8 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
 	fs.BoolVar(&cfg.Overwrite, "overwrite", false, "replace outputs of an earlier run in --output")
 	methodFlags(fs, &cfg)
-	fs.StringVar(&cfg.LSH, "lsh", cfg.LSH, "how LSH bands/rows are chosen: recall (similarity threshold+0.05 found with probability 0.99) or datasketch (its 0.5·FP+0.5·FN optimum)")
-	fs.IntVar(&cfg.Bands, "bands", 0, "LSH bands (default: chosen by --lsh from --threshold and --num-perm)")
-	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
+	lshFlags(fs, &cfg)
+	againstFlags(fs, &cfg)
 	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
 	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id or longest")
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
@@ -55,7 +54,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	}
 	st, err := pipeline.Run(context.Background(), cfg, progress)
 	if err != nil {
-		return err
+		return indexUsageError(err)
 	}
 	for _, w := range st.Warnings {
 		fmt.Fprintf(stderr, "neardup dedup: warning: %s\n", w)

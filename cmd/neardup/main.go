@@ -21,6 +21,7 @@ type verb struct {
 
 var verbs = []verb{
 	{"dedup", "run the dedup pipeline over JSONL/text inputs and write kept/removed/rejected/clusters/stats", runDedup},
+	{"index", "build an index of a corpus to dedup later corpora against (dedup --against), or show one (--info)", runIndex},
 	{"compare", "print exact Jaccard (and optionally the MinHash estimate) for pairs of documents in one file", runCompare},
 	{"params", "show the LSH bands/rows chosen for a threshold and num_perm, with the S-curve", runParams},
 	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},

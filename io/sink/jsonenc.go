@@ -83,6 +83,10 @@ func removedLine(dst []byte, e entry, file string, rec []byte, recIsJSON bool) [
 	dst = appendString(dst, []byte(e.ID))
 	dst = appendKey(dst, "cluster", false)
 	dst = appendString(dst, []byte(e.Cluster))
+	if e.Index != "" {
+		dst = appendKey(dst, "index", false)
+		dst = appendString(dst, []byte(e.Index))
+	}
 	dst = appendKey(dst, "similarity", false)
 	dst = append(dst, pyrepr.Float(e.Similarity)...)
 	dst = appendKey(dst, "file", false)

@@ -32,13 +32,14 @@ type entry struct {
 	Cluster    string
 	Similarity float64
 	Reason     string
+	Index      string
 }
 
 func fromDecision(d record.Decision) entry {
 	if !d.Removed {
 		return entry{Line: d.Line, Kind: kindKept}
 	}
-	return entry{Line: d.Line, Kind: kindRemoved, ID: d.ID, Cluster: d.Cluster, Similarity: d.Similarity}
+	return entry{Line: d.Line, Kind: kindRemoved, ID: d.ID, Cluster: d.Cluster, Similarity: d.Similarity, Index: d.Index}
 }
 
 func fromRejected(r record.Rejected) entry {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// runIndex builds an index (`neardup index --input GLOB --output IDX`) or describes one
+// (`neardup index --info IDX`). Beam's flags live on the global flag set, as for dedup.
+func runIndex(args []string, stdout, stderr io.Writer) error {
+	cfg := pipeline.DefaultConfig()
+	fs := flag.CommandLine
+	var inputs inputFlag
+	info := fs.String("info", "", "print the manifest, counts and checksum status of the index at this path, and exit")
+	shards := fs.Int("shards", index.DefaultShards, "shard files of a new index (documents are spread by a hash of their id)")
+	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; normally a dedup's kept output")
+	fs.StringVar(&cfg.Output, "output", "", "the index directory to create (local or gs://)")
+	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl, text or parquet")
+	fs.StringVar(&cfg.IDField, "id-field", cfg.IDField, "JSON field holding the document id (missing: FILE:LINE is used)")
+	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
+	methodFlags(fs, &cfg)
+	lshFlags(fs, &cfg)
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: neardup index --input GLOB [--input GLOB...] --output IDX [method flags]\n       neardup index --info IDX\n\nflags:")
+		fs.PrintDefaults()
+	}
+	fs.Init("index", flag.ContinueOnError)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if *info != "" {
+		m, err := index.ReadManifest(ctx, *info)
+		if err != nil {
+			return err
+		}
+		verr := m.Verify(ctx, *info)
+		m.WriteInfo(stdout, *info, verr)
+		return verr
+	}
+	cfg.Inputs = append(inputs, fs.Args()...)
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	beam.Init()
+	var progress io.Writer
+	if !cfg.Quiet {
+		progress = stderr
+	}
+	res, err := pipeline.BuildIndex(ctx, cfg, *shards, progress)
+	if err != nil {
+		return err
+	}
+	m := res.Manifest
+	fmt.Fprintf(stdout, "indexed %d documents (%d records rejected, not indexed) into %s: %d bytes, %.1f per document\n",
+		m.Documents, res.Counts["records_rejected"], cfg.Output, m.Bytes(), float64(m.Bytes())/float64(max(m.Documents, 1)))
+	return nil
+}
+
+// againstFlags registers dedup's index flags.
+func againstFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
+	fs.Func("against", "an index (neardup index) to deduplicate against: its documents are never removed and win their clusters; repeatable", func(v string) error {
+		cfg.Against = append(cfg.Against, v)
+		return nil
+	})
+	fs.BoolVar(&cfg.UpdateIndex, "update-index", false, "add the kept documents to the (one) --against index as a new generation, committed atomically after the outputs")
+	fs.Func("prefer", "input file or glob whose documents win their clusters over other inputs' (as indexed documents do, but they may be removed by each other); repeatable", func(v string) error {
+		cfg.Prefer = append(cfg.Prefer, v)
+		return nil
+	})
+}
+
+// indexUsageError makes an index whose method parameters differ from the run's a usage
+// error (exit status 2): the flags are wrong, not the data.
+func indexUsageError(err error) error {
+	var mm *index.MismatchError
+	if errors.As(err, &mm) {
+		return usageError{err}
+	}
+	return err
+}

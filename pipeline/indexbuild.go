@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
+)
+
+// IndexResult is what BuildIndex reports.
+type IndexResult struct {
+	Manifest *index.Manifest
+	Counts   map[string]int64 // documents_read, records_rejected
+}
+
+// BuildIndex indexes every document of cfg.Inputs (no deduplication) into a new index at
+// cfg.Output with the given shard count, as generation 1. Records that cannot be read are
+// counted, not indexed. An existing index is refused: add to it with dedup
+// --update-index.
+func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writer) (*IndexResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if shards < 1 {
+		return nil, fmt.Errorf("--shards: must be at least 1, got %d", shards)
+	}
+	if _, err := index.ReadManifest(ctx, cfg.Output); err == nil {
+		return nil, fmt.Errorf("--output %s is already an index; add documents with dedup --against %s --update-index", cfg.Output, cfg.Output)
+	}
+	inputs, err := source.Files(ctx, cfg.sourceConfig())
+	if err != nil {
+		return nil, err
+	}
+	prev := index.New(cfg.IndexParams(), shards)
+	w := newIndexWrite(cfg.Output, prev)
+	tempDir := sink.NewTempDir(cfg.Output)
+	defer files.RemoveAll(ctx, tempDir)
+
+	p, s := beam.NewPipelineWithRoot()
+	docs, _ := source.Read(s, inputs, cfg.sourceConfig())
+	rows := beam.ParDo(s.Scope("IndexRows"), &docRowFn{Shingle: cfg.shingleConfig(), Shards: shards}, docs)
+	writeShards(s.Scope("WriteIndex"), rows, w, tempDir)
+
+	var stop chan struct{}
+	var done <-chan struct{}
+	if progressOut != nil {
+		stop = make(chan struct{})
+		done = reportProgress(progressOut, 2*time.Second, stop)
+	}
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index pipeline failed (no index was committed at %s): %w", cfg.Output, err)
+	}
+	entries, err := readEntries(ctx, tempDir)
+	if err != nil {
+		return nil, err
+	}
+	next := prev.Next(entries)
+	if err := index.Commit(ctx, cfg.Output, prev, next); err != nil {
+		return nil, err
+	}
+	st := newStats(&cfg, inputs, res, 0)
+	return &IndexResult{Manifest: next, Counts: map[string]int64{
+		"documents_read": st.Counts["documents_read"], "records_rejected": st.Counts["records_rejected"],
+	}}, nil
+}

@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
+)
+
+// Writing an index: `neardup index` turns every input document into an index row, and
+// `dedup --update-index` every kept one (re-read from its input, like verification does);
+// both then write the shards that received rows into a new generation directory, merged
+// with the shard's current file. The driver commits the generation's manifest after the
+// pipeline succeeded (index.Commit).
+
+// indexEntriesFile, in the run's temporary directory, lists the shard files written.
+const indexEntriesFile = "index-entries.json"
+
+type rowBatch struct{ Items []index.Row }
+
+func appendRows(a, b rowBatch) rowBatch { return rowBatch{append(a.Items, b.Items...)} }
+
+func init() {
+	beam.RegisterType(reflect.TypeOf(rowBatch{}))
+	beam.RegisterType(reflect.TypeOf(index.FileEntry{}))
+	register.Function2x1(appendRows)
+	register.Function2x0(keptLine)
+	register.DoFn2x1[record.Doc, func(int, rowBatch), error](&docRowFn{})
+	register.DoFn4x1[context.Context, string, func(*int64) bool, func(int, rowBatch), error](&keptRowsFn{})
+	register.DoFn3x2[context.Context, int, rowBatch, index.FileEntry, error](&writeShardFn{})
+	register.DoFn3x1[context.Context, []byte, func(*index.FileEntry) bool, error](&writeEntriesFn{})
+	register.Emitter2[int, rowBatch]()
+	register.Emitter2[string, int64]()
+	register.Iter1[int64]()
+	register.Iter1[index.FileEntry]()
+}
+
+// indexWrite is where a run writes index shards: the index, the generation directory
+// (relative to it) and the shard files of the generation it starts from.
+type indexWrite struct {
+	Dir, GenDir string
+	Shards      int
+	Old         map[int]string // shard → current file, relative to Dir
+}
+
+func newIndexWrite(dir string, prev *index.Manifest) *indexWrite {
+	w := &indexWrite{Dir: dir, GenDir: prev.GenerationDir(), Shards: prev.Shards, Old: map[int]string{}}
+	for _, f := range prev.Files {
+		w.Old[f.Shard] = f.Path
+	}
+	return w
+}
+
+// updateIndex adds the kept input documents of decisions (PCollection<record.Decision>)
+// to the --against index.
+func updateIndex(s beam.Scope, decisions beam.PCollection, cfg *Config, tempDir string) {
+	s = s.Scope("UpdateIndex")
+	kept := beam.ParDo(s, keptLine, decisions)
+	rows := beam.ParDo(s, &keptRowsFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Shards: cfg.indexWrite.Shards},
+		beam.GroupByKey(s, kept))
+	writeShards(s, rows, cfg.indexWrite, tempDir)
+}
+
+func keptLine(d record.Decision, emit func(string, int64)) {
+	if !d.Removed {
+		emit(d.File, d.Line)
+	}
+}
+
+// writeShards writes the shards of rows (PCollection<KV<int, rowBatch>>, keyed by shard)
+// and lists the written files in tempDir/indexEntriesFile.
+func writeShards(s beam.Scope, rows beam.PCollection, w *indexWrite, tempDir string) {
+	entries := beam.ParDo(s, &writeShardFn{Write: *w}, gather(s, appendRows, rows))
+	beam.ParDo0(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, beam.Impulse(s), beam.SideInput{Input: entries})
+}
+
+// docRowFn makes an index row of every input document.
+type docRowFn struct {
+	Shingle ShingleConfig
+	Shards  int
+	sh      *Shingler
+}
+
+func (f *docRowFn) ProcessElement(d record.Doc, emit func(int, rowBatch)) (err error) {
+	if f.sh == nil {
+		if f.sh, err = f.Shingle.Shingler(); err != nil {
+			return err
+		}
+	}
+	progress.read.Add(1)
+	h, _ := f.sh.Hashes(d.Text)
+	emit(index.ShardOf(d.ID, f.Shards), rowBatch{[]index.Row{{ID: d.ID, Shingles: h}}})
+	return nil
+}
+
+// keptRowsFn re-reads one input file and makes index rows of its kept lines.
+type keptRowsFn struct {
+	Shingle ShingleConfig
+	Source  source.Config
+	Shards  int
+}
+
+func (f *keptRowsFn) ProcessElement(ctx context.Context, file string, lines func(*int64) bool, emit func(int, rowBatch)) error {
+	sh, err := f.Shingle.Shingler()
+	if err != nil {
+		return err
+	}
+	var want []int64
+	var l int64
+	for lines(&l) {
+		want = append(want, l)
+	}
+	slices.Sort(want)
+	byShard := map[int][]index.Row{}
+	next := 0
+	source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
+		if next < len(want) && want[next] == d.Line {
+			next++
+			h, _ := sh.Hashes(d.Text)
+			k := index.ShardOf(d.ID, f.Shards)
+			byShard[k] = append(byShard[k], index.Row{ID: d.ID, Shingles: h})
+		}
+	}, func(record.Rejected) {})
+	if next < len(want) {
+		return fmt.Errorf("re-read %s: kept line %d is no longer readable (the file changed during the run?)", file, want[next])
+	}
+	for _, k := range sortedKeys(byShard) {
+		emit(k, rowBatch{byShard[k]})
+	}
+	return nil
+}
+
+// writeShardFn merges a shard's new rows with its current file and writes the result.
+type writeShardFn struct{ Write indexWrite }
+
+func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch) (index.FileEntry, error) {
+	rows := batch.Items
+	if old, ok := f.Write.Old[k]; ok {
+		if err := index.ReadShard(ctx, files.Join(f.Write.Dir, old), func(_ int64, r index.Row) error {
+			rows = append(rows, r)
+			return nil
+		}); err != nil {
+			return index.FileEntry{}, fmt.Errorf("index %s: %w", f.Write.Dir, err)
+		}
+	}
+	if err := index.SortRows(rows); err != nil {
+		return index.FileEntry{}, fmt.Errorf("index %s, shard %d: %w", f.Write.Dir, k, err)
+	}
+	return index.WriteShard(ctx, f.Write.Dir, f.Write.GenDir+"/"+index.ShardName(k), k, rows)
+}
+
+// writeEntriesFn writes the list of written shard files, once, for the driver.
+type writeEntriesFn struct{ Path string }
+
+func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ []byte, iter func(*index.FileEntry) bool) error {
+	var all []index.FileEntry
+	var e index.FileEntry
+	for iter(&e) {
+		all = append(all, e)
+	}
+	slices.SortFunc(all, func(a, b index.FileEntry) int { return cmp.Compare(a.Shard, b.Shard) })
+	b, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) })
+}
+
+// readEntries reads what writeEntriesFn wrote.
+func readEntries(ctx context.Context, tempDir string) ([]index.FileEntry, error) {
+	path := files.Join(tempDir, indexEntriesFile)
+	r, err := files.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("index update: %w", err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("index update: read %s: %w", path, err)
+	}
+	var out []index.FileEntry
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("index update: %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// indexCommit prepares the commit of an --update-index run from the entries its pipeline
+// wrote under tempDir (which the output commit then deletes); without --update-index it
+// commits nothing.
+func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error, error) {
+	if !c.UpdateIndex {
+		return func() error { return nil }, nil
+	}
+	entries, err := readEntries(ctx, tempDir)
+	if err != nil {
+		return nil, err
+	}
+	prev := c.indexes[0]
+	next := prev.Next(entries)
+	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
+}
