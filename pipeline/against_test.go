@@ -167,6 +167,11 @@ func TestDedupAgainstIndex(t *testing.T) {
 		for _, mem := range l["members"].([]any) {
 			clusterOf[mem.(string)] = l
 		}
+		if ix, ok := l["indexed"]; ok {
+			for _, mem := range ix.([]any) {
+				clusterOf[mem.(string)] = l
+			}
+		}
 	}
 	pairs := 0
 	for _, bid := range b {

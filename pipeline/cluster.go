@@ -148,8 +148,8 @@ type clusterLine struct {
 	Cluster string   `json:"cluster"`
 	Size    int      `json:"size"`
 	Kept    string   `json:"kept"`
-	Members []string `json:"members"`
-	Indexed []string `json:"indexed,omitempty"` // the members that are indexed documents (--against)
+	Members []string `json:"members"`           // input documents
+	Indexed []string `json:"indexed,omitempty"` // indexed documents (--against), not counted in Size
 }
 
 // keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
@@ -169,15 +169,15 @@ func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, 
 			}
 		}
 	}
-	ids := make([]string, len(members))
+	ids := make([]string, 0, len(members))
 	var indexed []string
-	for i, m := range members {
-		ids[i] = externalID(m.ID)
+	for _, m := range members {
 		if idClass(m.ID) == classIndexed {
 			// An indexed document is never removed and is no input record to decide.
-			indexed = append(indexed, ids[i])
+			indexed = append(indexed, externalID(m.ID))
 			continue
 		}
+		ids = append(ids, externalID(m.ID))
 		fates = append(fates, Fate{ID: m.ID, Cluster: kept.ID, Removed: m.ID != kept.ID, Sim: m.Sim})
 	}
 	clustersTotal.Inc(ctx, 1)
