@@ -1,0 +1,61 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// neardupFails runs neardup expecting failure and returns its exit status and stderr.
+func neardupFails(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "neardup %s: want a failure, got %v", strings.Join(args, " "), err)
+	return exit.ExitCode(), stderr.String()
+}
+
+// The CLI around the index: build, --info, dedup --against, and the exit status and
+// message of each refusal.
+func TestIndexCLI(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	out, _ := neardup(t, nil, "index", "--quiet", "--input", "testdata/seed.jsonl", "--output", idx, "--ngram", "2")
+	assert.Contains(t, out, "indexed 4 documents (0 records rejected, not indexed) into "+idx)
+
+	info, _ := neardup(t, nil, "index", "--info", idx)
+	for _, want := range []string{"documents:     4\n", "generation 1", "word 2-grams", "checksums:     ok"} {
+		assert.Contains(t, info, want)
+	}
+
+	// The seed corpus against its own index: every document is removed by its indexed copy.
+	o := filepath.Join(dir, "out")
+	out, _ = neardup(t, nil, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--ngram", "2", "--output", o)
+	assert.Contains(t, out, "4 documents: 0 kept, 4 removed")
+	removed, err := os.ReadFile(filepath.Join(o, "removed.jsonl"))
+	require.NoError(t, err)
+	assert.Contains(t, string(removed), `{"id":"D4","cluster":"D1","index":"`+idx+`","similarity":1.0,`)
+
+	code, stderr := neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "neardup dedup: index "+idx+" was built with other method flags; rerun with the index's values or rebuild it:\n  ngram: index 2, this run 5\n")
+
+	code, stderr = neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", filepath.Join(dir, "none"), "--ngram", "2", "--output", filepath.Join(dir, "o3"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "neardup dedup: index "+filepath.Join(dir, "none")+": no manifest.json (not a neardup index, or its first generation was never completed)\n")
+}
