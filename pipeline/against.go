@@ -27,7 +27,7 @@ import (
 // into the users' ids.
 
 func init() {
-	register.DoFn3x1[context.Context, shardRef, func(record.Doc), error](&readIndexFn{})
+	register.DoFn5x1[context.Context, shardRef, func(int, locBatch), func(int, setBatch), func(int, bandBatch), error](&readIndexFn{})
 	register.DoFn2x0[record.Doc, func(record.Doc)](&preferFn{})
 	register.Emitter1[record.Doc]()
 }
@@ -188,19 +188,28 @@ func (f *rereadFn) read(ctx context.Context, file string, reqs []ReadRequest, do
 	return nil
 }
 
-// withIndexes renames the documents of preferred inputs and adds the indexed documents:
-// it takes and returns PCollection<record.Doc>.
-func withIndexes(s beam.Scope, docs beam.PCollection, cfg *Config) beam.PCollection {
-	if len(cfg.preferred) > 0 {
-		docs = beam.ParDo(s.Scope("Prefer"), &preferFn{Files: cfg.preferred}, docs)
-	}
-	refs := cfg.shardRefs()
-	if len(refs) == 0 {
+// withPreferred moves the documents of preferred inputs into their class:
+// PCollection<record.Doc> in and out.
+func withPreferred(s beam.Scope, docs beam.PCollection, cfg *Config) beam.PCollection {
+	if len(cfg.preferred) == 0 {
 		return docs
 	}
+	return beam.ParDo(s.Scope("Prefer"), &preferFn{Files: cfg.preferred}, docs)
+}
+
+// withIndexes adds the indexed documents' locations (PCollection<KV<int, locBatch>>),
+// set fingerprints (KV<int, setBatch>) and band entries (KV<int, bandBatch>) to the
+// input documents', made by the same locate and featurize DoFns. They are made where
+// each shard file is read: indexed documents, which carry their shingle hashes, are
+// never shuffled as Docs.
+func withIndexes(s beam.Scope, cfg *Config, locate *locateFn, featurize *featurizeFn, locs, sets, bands beam.PCollection) (beam.PCollection, beam.PCollection, beam.PCollection) {
+	refs := cfg.shardRefs()
+	if len(refs) == 0 {
+		return locs, sets, bands
+	}
 	s = s.Scope("ReadIndexes")
-	indexed := beam.ParDo(s, &readIndexFn{}, beam.Reshuffle(s, beam.CreateList(s, refs)))
-	return beam.Flatten(s, docs, indexed)
+	il, is, ib := beam.ParDo3(s, &readIndexFn{Locate: *locate, Featurize: *featurize}, beam.Reshuffle(s, beam.CreateList(s, refs)))
+	return beam.Flatten(s, locs, il), beam.Flatten(s, sets, is), beam.Flatten(s, bands, ib)
 }
 
 // preferFn moves the documents of preferred input files into the preferred class.
@@ -222,15 +231,23 @@ func (f *preferFn) ProcessElement(d record.Doc, emit func(record.Doc)) {
 	emit(d)
 }
 
-// readIndexFn reads one shard file into Docs: the stored id (made internal), the file and
-// 1-based row number (where verification finds it again) and the shingle hashes.
-type readIndexFn struct{}
+// readIndexFn reads one shard file as Docs (the stored id made internal, the file and
+// 1-based row number where verification finds it again, the shingle hashes) and passes
+// each through locate and featurize.
+type readIndexFn struct {
+	Locate    locateFn
+	Featurize featurizeFn
+}
 
-func (readIndexFn) ProcessElement(ctx context.Context, ref shardRef, emit func(record.Doc)) error {
+func (f *readIndexFn) Setup() error { return f.Featurize.Setup() }
+
+func (f *readIndexFn) ProcessElement(ctx context.Context, ref shardRef, emitLoc func(int, locBatch), emitSet func(int, setBatch), emitBand func(int, bandBatch)) error {
 	var n int64
 	err := index.ReadShard(ctx, ref.Path, func(num int64, r index.Row) error {
 		n++
-		emit(record.Doc{ID: indexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles})
+		d := record.Doc{ID: indexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
+		f.Locate.ProcessElement(d, emitLoc)
+		f.Featurize.ProcessElement(ctx, d, emitSet, emitBand)
 		return nil
 	})
 	indexedDocuments.Inc(ctx, n)

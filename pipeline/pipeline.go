@@ -13,15 +13,18 @@ const metricsNS = "neardup"
 // where the outputs are written before the driver commits them.
 func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	docs, rejected := source.Read(s, files, cfg.sourceConfig())
-	docs = withIndexes(s, docs, cfg)
-
-	s1 := s.Scope("CheckUniqueIDs")
-	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, beam.ParDo(s1, &locateFn{Partitions: cfg.Partitions}, docs)))
-
-	sets, bands := beam.ParDo2(s.Scope("ShingleSign"), &featurizeFn{
+	docs = withPreferred(s, docs, cfg)
+	locate := &locateFn{Partitions: cfg.Partitions}
+	featurize := &featurizeFn{
 		Shingle: cfg.shingleConfig(), Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm,
 		Bands: cfg.Bands, Rows: cfg.Rows, Partitions: cfg.Partitions,
-	}, docs)
+	}
+	sets, bands := beam.ParDo2(s.Scope("ShingleSign"), featurize, docs)
+	docLocs := beam.ParDo(s.Scope("Locate"), locate, docs)
+	docLocs, sets, bands = withIndexes(s, cfg, locate, featurize, docLocs, sets, bands)
+
+	s1 := s.Scope("CheckUniqueIDs")
+	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, docLocs))
 
 	s2 := s.Scope("CollapseExactDuplicates")
 	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
