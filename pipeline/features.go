@@ -23,25 +23,20 @@ func init() {
 	register.Function4x1(checkUniqueIDs)
 	register.DoFn4x0[context.Context, record.Doc, func(int, setBatch), func(int, bandBatch)](&featurizeFn{})
 	register.DoFn4x0[context.Context, int, setBatch, func(int, edgeBatch)](&collapseFn{})
-	register.DoFn5x0[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch)](&bucketFn{})
 	register.Emitter2[int, locBatch]()
 	register.Emitter2[int, setBatch]()
 	register.Emitter2[int, bandBatch]()
 	register.Emitter2[int, edgeBatch]()
 	register.Emitter1[int]()
-	register.Iter1[int]()
 }
 
 var (
-	shinglesTotal    = beam.NewCounter(metricsNS, "shingles")
-	emptyDocuments   = beam.NewCounter(metricsNS, "empty_documents")
-	cappedDocuments  = beam.NewCounter(metricsNS, "capped_documents")
-	exactDuplicates  = beam.NewCounter(metricsNS, "exact_duplicates")
-	bucketsShared    = beam.NewCounter(metricsNS, "shared_buckets")
-	bucketEdgesTotal = beam.NewCounter(metricsNS, "bucket_edges")
-	shingleNanos     = beam.NewCounter(metricsNS, "shingle_nanos")
-	minhashNanos     = beam.NewCounter(metricsNS, "minhash_nanos")
-	lshNanos         = beam.NewCounter(metricsNS, "lsh_nanos")
+	shinglesTotal   = beam.NewCounter(metricsNS, "shingles")
+	emptyDocuments  = beam.NewCounter(metricsNS, "empty_documents")
+	cappedDocuments = beam.NewCounter(metricsNS, "capped_documents")
+	exactDuplicates = beam.NewCounter(metricsNS, "exact_duplicates")
+	shingleNanos    = beam.NewCounter(metricsNS, "shingle_nanos")
+	minhashNanos    = beam.NewCounter(metricsNS, "minhash_nanos")
 )
 
 // locateFn keys a document's position by its id's partition.
@@ -203,57 +198,6 @@ func (collapseFn) ProcessElement(ctx context.Context, _ int, batch setBatch, emi
 		exactDuplicates.Inc(ctx, int64(len(edges)))
 		emitEdges(0, edgeBatch{edges})
 	}
-}
-
-// bucketFn emits star edges from each bucket's smallest id to every other member: k-1
-// candidates for k members, never k². The hub must be the smallest id, not whichever
-// member arrives first, or the candidate set (and so the clusters) would depend on the
-// runner's ordering. Of several members with one shingle set only the smallest id takes
-// part: collapse already joined the others to it. The id check is a side input it never
-// reads (see checkUniqueIDs): no candidate exists before ids are known to be unique.
-type bucketFn struct{ Partitions int }
-
-func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool, emit func(int, edgeBatch)) {
-	start := time.Now()
-	entries := batch.Items
-	slices.SortFunc(entries, func(a, b BandEntry) int {
-		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Set, b.Set), cmp.Compare(a.Chk, b.Chk), cmp.Compare(a.ID, b.ID))
-	})
-	byPart := map[int][]Edge{}
-	var members []string
-	for i := 0; i < len(entries); {
-		j := i + 1
-		for j < len(entries) && entries[j].Key == entries[i].Key {
-			j++
-		}
-		members = members[:0]
-		hub := 0
-		for k := i; k < j; k++ {
-			if k > i && entries[k].Set == entries[k-1].Set && entries[k].Chk == entries[k-1].Chk {
-				continue
-			}
-			if len(members) > 0 && entries[k].ID < members[hub] {
-				hub = len(members)
-			}
-			members = append(members, entries[k].ID)
-		}
-		if len(members) > 1 {
-			bucketsShared.Inc(ctx, 1)
-			bucketEdgesTotal.Inc(ctx, int64(len(members)-1))
-			p := partOfString(members[hub], f.Partitions)
-			for k, id := range members {
-				if k != hub {
-					byPart[p] = append(byPart[p], Edge{U: members[hub], V: id})
-				}
-			}
-		}
-		i = j
-	}
-	for _, p := range sortedKeys(byPart) {
-		emit(p, edgeBatch{byPart[p]})
-	}
-	lshNanos.Inc(ctx, int64(time.Since(start)))
-	progress.stage.Store("lsh")
 }
 
 func sortedKeys[V any](m map[int]V) []int {
