@@ -67,6 +67,7 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 // pipeline; counters never incremented are reported as 0.
 var countNames = []string{
 	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
+	"input_ranges", "unsplittable_files",
 	"exact_duplicates", "shared_buckets", "bucket_edges", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
 	"output_kept", "output_removed", "output_rejected",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -35,6 +36,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
+	memory := fs.String("memory", "", "memory budget of this process, e.g. 8GB (default: 3/4 of the machine's or container's memory); the Go garbage collector works harder as it is approached")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
 		fs.PrintDefaults()
@@ -47,6 +49,15 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
+	budget := int64(0)
+	if *memory != "" {
+		b, err := memlimit.Parse(*memory)
+		if err != nil {
+			return usageError{fmt.Errorf("--memory: %w", err)}
+		}
+		budget = b
+	}
+	memlimit.Apply(budget)
 	beam.Init()
 
 	var progress io.Writer

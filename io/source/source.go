@@ -5,8 +5,8 @@
 // Rejected, which is what lets the sink account for input = kept + removed + rejected. A
 // file that cannot be read at all is one Rejected at Line 0.
 //
-// ReadFile is the plain Go reader; Read is the Beam transform around it (one element per
-// file).
+// ReadFile and ReadRange are the plain Go readers; Read is the Beam transform around them
+// (one element per byte range of a large uncompressed file, else per file).
 package source
 
 import (
@@ -50,6 +50,9 @@ type Config struct {
 	Format    string   // "auto" (default), "jsonl", "text" or "parquet"
 	IDField   string   // JSONL id field or Parquet id column, default "id"
 	TextField string   // JSONL text field or Parquet text column, default "text"
+	// ChunkBytes is the size of the byte ranges Read splits large uncompressed JSONL and
+	// text files into; 0 means DefaultChunkBytes.
+	ChunkBytes int64
 }
 
 // WithDefaults fills in the defaulted fields.
@@ -174,34 +177,39 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 			reject(num, ReadErrorPrefix+err.Error())
 			return st
 		}
-		rec := textfile.Record(line, num)
-		if textfile.IsBlank(rec) {
-			reject(num, ReasonEmptyLine)
-			continue
-		}
-		d := record.Doc{File: file, Line: num}
-		var bad bool
-		if format == FormatJSONL {
-			r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
-			if err != nil {
-				reject(num, err.Error())
-				continue
-			}
-			d.Text, bad = r.Text, r.InvalidUTF8
-			if r.HasID && r.ID != "" {
-				d.ID = r.ID
-			}
-		} else {
-			d.Text, bad = textfile.Text(rec)
-		}
-		if d.ID == "" {
-			// A missing or empty id would merge unrelated records downstream.
-			d.ID = textfile.ID(file, num)
-		}
-		if bad {
-			st.InvalidUTF8++
-		}
-		st.Docs++
-		doc(d)
+		parseLine(file, format, cfg, line, num, &st, doc, reject)
 	}
+}
+
+// parseLine turns physical line num of file into a Doc or a Rejected.
+func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stats, doc func(record.Doc), reject func(int64, string)) {
+	rec := textfile.Record(line, num)
+	if textfile.IsBlank(rec) {
+		reject(num, ReasonEmptyLine)
+		return
+	}
+	d := record.Doc{File: file, Line: num}
+	var bad bool
+	if format == FormatJSONL {
+		r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
+		if err != nil {
+			reject(num, err.Error())
+			return
+		}
+		d.Text, bad = r.Text, r.InvalidUTF8
+		if r.HasID && r.ID != "" {
+			d.ID = r.ID
+		}
+	} else {
+		d.Text, bad = textfile.Text(rec)
+	}
+	if d.ID == "" {
+		// A missing or empty id would merge unrelated records downstream.
+		d.ID = textfile.ID(file, num)
+	}
+	if bad {
+		st.InvalidUTF8++
+	}
+	st.Docs++
+	doc(d)
 }
