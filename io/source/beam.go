@@ -13,10 +13,11 @@ var (
 	documentsRead       = beam.NewCounter("neardup", "documents_read")
 	recordsRejected     = beam.NewCounter("neardup", "records_rejected")
 	invalidUTF8Replaced = beam.NewCounter("neardup", "invalid_utf8_replaced")
+	damagedFiles        = beam.NewCounter("neardup", "damaged_files")
 )
 
 func init() {
-	register.DoFn4x0[context.Context, string, func(record.Doc), func(record.Rejected)](&readFn{})
+	register.DoFn4x1[context.Context, string, func(record.Doc), func(record.Rejected), error](&readFn{})
 	register.Emitter1[record.Doc]()
 	register.Emitter1[record.Rejected]()
 }
@@ -29,14 +30,15 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCol
 	cfg = cfg.WithDefaults()
 	names := beam.CreateList(s, fileList)
 	names = beam.Reshuffle(s, names)
-	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField}, names)
+	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage}, names)
 }
 
 type readFn struct {
 	Format, IDField, TextField string
+	FailOnDamage               bool
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, file string, doc func(record.Doc), rej func(record.Rejected)) {
+func (f *readFn) ProcessElement(ctx context.Context, file string, doc func(record.Doc), rej func(record.Rejected)) error {
 	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
 	// Counters are added per file, not per record: per-record Inc would dominate the cost
 	// of small records.
@@ -44,4 +46,11 @@ func (f *readFn) ProcessElement(ctx context.Context, file string, doc func(recor
 	documentsRead.Inc(ctx, st.Docs)
 	recordsRejected.Inc(ctx, st.Rejected)
 	invalidUTF8Replaced.Inc(ctx, st.InvalidUTF8)
+	if st.Damaged != nil {
+		if f.FailOnDamage {
+			return st.Damaged
+		}
+		damagedFiles.Inc(ctx, 1)
+	}
+	return nil
 }
