@@ -7,6 +7,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/neardup/neardup/transforms/lsh"
@@ -53,6 +54,8 @@ type Config struct {
 	IDField   string
 	TextField string
 	Overwrite bool
+	// OnDamagedFile is DamagedFail or DamagedSkip (checks.go).
+	OnDamagedFile string
 
 	Normalize   normalize.Options
 	Shingle     shingle.Options
@@ -77,12 +80,16 @@ type Config struct {
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	Quiet      bool
+	// Warnings receives what the driver has to say about the output directory (a stale
+	// lock taken over, leftovers removed); nil: os.Stderr.
+	Warnings io.Writer
 }
 
 // DefaultConfig returns the defaults the CLI documents.
 func DefaultConfig() Config {
 	return Config{
 		Format:            "auto",
+		OnDamagedFile:     DamagedFail,
 		IDField:           "id",
 		TextField:         "text",
 		Shingle:           shingle.Options{Kind: shingle.Word, N: 5},
@@ -157,6 +164,7 @@ func (c *Config) Validate() error {
 	if c.IDField == "" || c.TextField == "" {
 		errs = append(errs, errors.New("--id-field/--text-field: must not be empty"))
 	}
+	errs = append(errs, c.checkChoices()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}

@@ -74,7 +74,7 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 			if cmp.Or(cmp.Compare(b.File, a.File), cmp.Compare(b.Line, a.Line)) < 0 {
 				first, second = b, a
 			}
-			return fmt.Errorf("duplicate id %q: %s:%d and %s:%d (ids must be unique; drop --id-field to generate ids from file:line)",
+			return fmt.Errorf("duplicate id %q: %s:%d and %s:%d (ids must be unique: remove or rename one of them, or name a unique field with --id-field; a record whose id field is missing or empty gets the id FILE:LINE)",
 				a.ID, first.File, first.Line, second.File, second.Line)
 		}
 	}

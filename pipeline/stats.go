@@ -21,6 +21,10 @@ type Stats struct {
 	LargestCluster      int64            `json:"largest_cluster"`
 	ClusterSizes        map[string]int64 `json:"cluster_sizes"`
 	Warnings            []string         `json:"warnings"`
+	// DamagedFiles and RecordsAfterDamage ("unknown") are set when inputs broke mid-way
+	// under --on-damaged-file skip (damaged.go).
+	DamagedFiles       []DamagedFile `json:"damaged_files,omitempty"`
+	RecordsAfterDamage string        `json:"records_after_damage,omitempty"`
 
 	unchecked bool               // no metrics: check cannot hold the run to the accounting rule
 	Detection map[string]float64 `json:"detection_probability"`
@@ -66,7 +70,7 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 // countNames are the counters copied into stats.json, in the order a reader follows the
 // pipeline; counters never incremented are reported as 0.
 var countNames = []string{
-	"documents_read", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
+	"documents_read", "records_rejected", "damaged_files", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
 	"input_ranges", "unsplittable_files",
 	"exact_duplicates", "shared_buckets", "bucket_edges", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",

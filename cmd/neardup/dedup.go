@@ -17,7 +17,7 @@ import (
 // --environment_type, --project, ...), which live on the global flag set.
 func runDedup(args []string, stdout, stderr io.Writer) error {
 	cfg := pipeline.DefaultConfig()
-	fs := flag.CommandLine
+	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	var inputs inputFlag
 	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; .gz/.zst decompressed")
 	fs.StringVar(&cfg.Output, "output", "", "output directory (local or gs://)")
@@ -35,17 +35,13 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
-	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only the result line, warnings and errors")
+	fs.StringVar(&cfg.OnDamagedFile, "on-damaged-file", cfg.OnDamagedFile, "an input whose stream breaks mid-way (truncated or corrupt .gz/.zst, bad Parquet page, failed gs:// read): fail (stop the run) or skip (keep what was read before the break, list the file in rejected.jsonl and stats.json)")
 	memory := fs.String("memory", "", "memory budget of this process, e.g. 8GB (default: 3/4 of the machine's or container's memory); the Go garbage collector works harder as it is approached")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
-		fs.PrintDefaults()
-	}
-	fs.Init("dedup", flag.ContinueOnError)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseWithBeam(fs, args, stdout, "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]"); err != nil {
 		return err
 	}
-	cfg.Inputs = append(inputs, fs.Args()...)
+	cfg.Inputs = inputs
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}

@@ -17,6 +17,7 @@ var (
 	invalidUTF8Replaced = beam.NewCounter("neardup", "invalid_utf8_replaced")
 	inputRanges         = beam.NewCounter("neardup", "input_ranges")
 	unsplittableFiles   = beam.NewCounter("neardup", "unsplittable_files")
+	damagedFiles        = beam.NewCounter("neardup", "damaged_files")
 )
 
 func init() {
@@ -24,7 +25,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf(rangeLines{}))
 	register.DoFn3x0[context.Context, string, func(Range)](&splitFn{})
 	register.Function3x1(countRange)
-	register.DoFn5x0[context.Context, Range, func(*rangeLines) bool, func(record.Doc), func(record.Rejected)](&readFn{})
+	register.DoFn5x1[context.Context, Range, func(*rangeLines) bool, func(record.Doc), func(record.Rejected), error](&readFn{})
 	register.Emitter1[Range]()
 	register.Emitter1[rangeLines]()
 	register.Iter1[rangeLines]()
@@ -49,8 +50,8 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCol
 	}
 	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
 	counts := beam.ParDo(s, countRange, ranges)
-	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField}, ranges,
-		beam.SideInput{Input: counts})
+	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
+		ranges, beam.SideInput{Input: counts})
 }
 
 // splitFn cuts one file into its ranges.
@@ -102,9 +103,10 @@ func countRange(ctx context.Context, r Range, emit func(rangeLines)) error {
 
 type readFn struct {
 	Format, IDField, TextField string
+	FailOnDamage               bool
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, r Range, counts func(*rangeLines) bool, doc func(record.Doc), rej func(record.Rejected)) {
+func (f *readFn) ProcessElement(ctx context.Context, r Range, counts func(*rangeLines) bool, doc func(record.Doc), rej func(record.Rejected)) error {
 	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
 	first := int64(1)
 	if !r.Whole() {
@@ -121,4 +123,11 @@ func (f *readFn) ProcessElement(ctx context.Context, r Range, counts func(*range
 	documentsRead.Inc(ctx, st.Docs)
 	recordsRejected.Inc(ctx, st.Rejected)
 	invalidUTF8Replaced.Inc(ctx, st.InvalidUTF8)
+	if st.Damaged != nil {
+		if f.FailOnDamage {
+			return st.Damaged
+		}
+		damagedFiles.Inc(ctx, 1)
+	}
+	return nil
 }

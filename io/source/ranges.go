@@ -150,12 +150,16 @@ func ReadRange(ctx context.Context, r Range, first int64, cfg Config, doc func(r
 		return st
 	}
 	last := first - 1
+	var good int64 // bytes of the lines read whole
 	err = eachLine(ctx, r, func(line []byte, n int64) {
 		last = first + n - 1
+		good += int64(len(line))
 		parseLine(r.File, format, cfg, line, last, &st, doc, reject)
 	})
 	if err != nil {
-		reject(last+1, ReadErrorPrefix+err.Error())
+		// A range read that breaks (a gs:// stream cut mid-way) is damage like a
+		// truncated .gz: the lines after it are unknown.
+		st.damaged(r.File, last+1, good, err, reject)
 	}
 	return st
 }

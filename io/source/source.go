@@ -36,12 +36,14 @@ const (
 const (
 	// ReasonEmptyLine rejects a line holding only whitespace.
 	ReasonEmptyLine = "empty line"
-	// ReadErrorPrefix starts the reason of the line where a file could not be read further
-	// (a truncated .gz, a failing storage read). The sink relies on it: it stops re-reading
-	// a file at such a line, as this reader did.
-	ReadErrorPrefix = "read error: "
-	// OpenErrorPrefix starts the reason of a file that could not be opened (Line 0).
-	OpenErrorPrefix = "open error: "
+	// ReadErrorPrefix starts the reason of the line where a damaged file could not be
+	// read further (a truncated or corrupt .gz/.zst, a bad Parquet page, a failing storage
+	// read). The sink relies on it: it stops re-reading a file at such a line, as this
+	// reader did.
+	ReadErrorPrefix = "damaged file: "
+	// OpenErrorPrefix starts the reason of a file that could not be opened (Line 0), which
+	// is damaged too: none of its records could be read.
+	OpenErrorPrefix = ReadErrorPrefix + "cannot open: "
 )
 
 // Config says what to read and how.
@@ -53,6 +55,9 @@ type Config struct {
 	// ChunkBytes is the size of the byte ranges Read splits large uncompressed JSONL and
 	// text files into; 0 means DefaultChunkBytes.
 	ChunkBytes int64
+	// FailOnDamage makes Read fail the job at the first damaged file (Damage.Error)
+	// instead of rejecting it.
+	FailOnDamage bool
 }
 
 // WithDefaults fills in the defaulted fields.
@@ -138,6 +143,8 @@ func Files(ctx context.Context, cfg Config) ([]string, error) {
 // Stats counts what ReadFile saw in one file.
 type Stats struct {
 	Docs, Rejected, InvalidUTF8 int64
+	// Damaged is set when the file broke mid-way or could not be opened (damaged.go).
+	Damaged *Damage
 }
 
 // ReadFile streams one file, calling doc for every usable record and rej for every other
@@ -163,20 +170,22 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 	}
 	rc, err := files.Open(ctx, file)
 	if err != nil {
-		reject(0, OpenErrorPrefix+err.Error())
+		st.damaged(file, 0, -1, err, reject)
 		return st
 	}
 	defer rc.Close()
 	lr := textfile.NewReader(rc)
+	var good int64 // bytes of the (decompressed) lines read whole
 	for {
 		line, num, err := lr.Next()
 		if err == io.EOF {
 			return st
 		}
 		if err != nil {
-			reject(num, ReadErrorPrefix+err.Error())
+			st.damaged(file, num, good, err, reject)
 			return st
 		}
+		good += int64(len(line))
 		parseLine(file, format, cfg, line, num, &st, doc, reject)
 	}
 }
