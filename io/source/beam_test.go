@@ -44,5 +44,5 @@ func TestReadPipeline(t *testing.T) {
 			counters[c.Name()] += c.Result()
 		}
 	}
-	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1}, counters)
+	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1, "damaged_files": 1}, counters)
 }
