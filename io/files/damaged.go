@@ -2,7 +2,9 @@ package files
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // ReadError is a read that failed inside a file: a truncated or corrupt .gz/.zst stream,
@@ -41,4 +43,14 @@ func (c *countingReader) ReadByte() (byte, error) {
 		c.n++
 	}
 	return b, err
+}
+
+// checkNotEmpty fails for an empty stream: the zstd decoder reads zero bytes as an empty
+// corpus, while even an empty input compresses to a frame, so an empty .zst file is a
+// damaged (cut) one, as an empty .gz is for compress/gzip.
+func checkNotEmpty(c *countingReader) error {
+	if _, err := c.br.Peek(1); err == io.EOF {
+		return errors.New("empty file: not a zstd frame")
+	}
+	return nil
 }

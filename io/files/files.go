@@ -151,6 +151,10 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 		rc.r = zr
 		rc.closers = append([]io.Closer{zr}, rc.closers...)
 	case "zstd":
+		if err := checkNotEmpty(br); err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("open %s: zstd: %w", path, err)
+		}
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			rc.Close()

@@ -45,5 +45,5 @@ func TestReadPipeline(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1,
-		"input_ranges": 3, "unsplittable_files": 1}, counters)
+		"input_ranges": 3, "unsplittable_files": 1, "damaged_files": 1}, counters)
 }
