@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
@@ -79,7 +80,10 @@ type Config struct {
 	CC         string // CCLocal or CCDistributed
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
-	Quiet      bool
+	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
+	// larger ones star edges, audited (see transforms/candidates).
+	BucketAllPairs int
+	Quiet          bool
 	// Warnings receives what the driver has to say about the output directory (a stale
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer
@@ -106,6 +110,7 @@ func DefaultConfig() Config {
 		CC:                CCLocal,
 		CCRounds:          12,
 		Partitions:        256,
+		BucketAllPairs:    candidates.DefaultMaxAll,
 	}
 }
 
@@ -157,6 +162,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
+	}
+	if c.BucketAllPairs < 1 {
+		errs = append(errs, fmt.Errorf("--bucket-all-pairs: must be at least 1, got %d", c.BucketAllPairs))
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))

@@ -25,12 +25,11 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	s2 := s.Scope("CollapseExactDuplicates")
 	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
 
-	s3 := s.Scope("LSHBuckets")
-	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands),
-		beam.SideInput{Input: idCheck})
+	candidates, stars := LSHBuckets(s, bands, idCheck, cfg)
 
 	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
+	AuditBuckets(s, stars, fates, cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
