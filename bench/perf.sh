@@ -55,7 +55,7 @@ if [ "$SIMD" = 1 ]; then
 fi
 
 env_header
-echo "- command: \`RUNS=$RUNS N=$N bench/perf.sh\`; corpus \`neardup gen --n $N --seed 1\` ($(du -m "$c" | cut -f1) MB, one JSONL file)"
+echo "- command: \`RUNS=$RUNS N=$N bench/perf.sh\`; corpus \`neardup gen --n $N --seed 1\` ($(du -mL "$c" | cut -f1) MB, one JSONL file)"
 echo
 echo "| system | wall s, median (runs) | CPU s, median | CPU / wall | docs per CPU-second | peak RSS MiB (max) |"
 echo "|---|---|---:|---:|---:|---:|"
