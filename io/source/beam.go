@@ -1,9 +1,11 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -22,13 +24,13 @@ var (
 
 func init() {
 	beam.RegisterType(reflect.TypeOf(Range{}))
-	beam.RegisterType(reflect.TypeOf(rangeLines{}))
 	register.DoFn3x0[context.Context, string, func(Range)](&splitFn{})
 	register.Function3x1(countRange)
-	register.DoFn5x1[context.Context, Range, func(*rangeLines) bool, func(record.Doc), func(record.Rejected), error](&readFn{})
+	register.Function3x0(numberRanges)
+	register.DoFn4x1[context.Context, Range, func(record.Doc), func(record.Rejected), error](&readFn{})
 	register.Emitter1[Range]()
-	register.Emitter1[rangeLines]()
-	register.Iter1[rangeLines]()
+	register.Emitter2[string, Range]()
+	register.Iter1[Range]()
 	register.Emitter1[record.Doc]()
 	register.Emitter1[record.Rejected]()
 }
@@ -37,10 +39,11 @@ func init() {
 // PCollection<record.Doc> and PCollection<record.Rejected>. A large uncompressed JSONL or
 // text file is cut into line-aligned byte ranges of cfg.ChunkBytes (DefaultChunkBytes when
 // 0), so that a runner that spreads elements over workers (Dataflow, Flink, Spark) reads
-// one huge file on many; every other file is one range. The ranges are shuffled before
-// reading. A split range cannot know its first line number by itself, so a first pass
-// counts each range's lines (a newline scan, far cheaper than parsing) and the reading
-// pass takes the counts as a side input: ids and line numbers are those of a whole read.
+// one huge file on many; every other file is one range. A split range cannot know its
+// first line number by itself, so a first pass counts each range's lines (a newline
+// scan, far cheaper than parsing), the counts of one file meet by file name, and each
+// range leaves with its first line number: ids and line numbers are those of a whole
+// read. The numbered ranges are shuffled before reading.
 func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCollection) {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
@@ -49,9 +52,9 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCol
 		chunk = DefaultChunkBytes
 	}
 	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
-	counts := beam.ParDo(s, countRange, ranges)
+	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, beam.ParDo(s, countRange, ranges)))
 	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
-		ranges, beam.SideInput{Input: counts})
+		beam.Reshuffle(s, numbered))
 }
 
 // splitFn cuts one file into its ranges.
@@ -82,23 +85,35 @@ func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Ran
 	emit(Range{File: file, End: -1})
 }
 
-// rangeLines is how many lines a split range owns.
-type rangeLines struct {
-	File  string
-	Index int
-	Lines int64
+// countRange keys a range by its file and, for a split range, counts the lines it owns
+// (in Range.Lines).
+func countRange(ctx context.Context, r Range, emit func(string, Range)) error {
+	if !r.Whole() {
+		n, err := CountLines(ctx, r)
+		if err != nil {
+			return fmt.Errorf("count the lines of %s bytes %d-%d: %w", r.File, r.Start, r.End, err)
+		}
+		r.Lines = n
+	}
+	emit(r.File, r)
+	return nil
 }
 
-func countRange(ctx context.Context, r Range, emit func(rangeLines)) error {
-	if r.Whole() {
-		return nil
+// numberRanges gives each range of one file its first line number: 1 plus the lines of
+// the ranges before it.
+func numberRanges(_ string, iter func(*Range) bool, emit func(Range)) {
+	var rs []Range
+	var r Range
+	for iter(&r) {
+		rs = append(rs, r)
 	}
-	n, err := CountLines(ctx, r)
-	if err != nil {
-		return fmt.Errorf("count the lines of %s bytes %d-%d: %w", r.File, r.Start, r.End, err)
+	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.Index, b.Index) })
+	first := int64(1)
+	for _, r := range rs {
+		r.First = first
+		first += r.Lines
+		emit(r)
 	}
-	emit(rangeLines{File: r.File, Index: r.Index, Lines: n})
-	return nil
 }
 
 type readFn struct {
@@ -106,20 +121,11 @@ type readFn struct {
 	FailOnDamage               bool
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, r Range, counts func(*rangeLines) bool, doc func(record.Doc), rej func(record.Rejected)) error {
+func (f *readFn) ProcessElement(ctx context.Context, r Range, doc func(record.Doc), rej func(record.Rejected)) error {
 	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
-	first := int64(1)
-	if !r.Whole() {
-		var c rangeLines
-		for counts(&c) {
-			if c.File == r.File && c.Index < r.Index {
-				first += c.Lines
-			}
-		}
-	}
 	// Counters are added per range, not per record: per-record Inc would dominate the
 	// cost of small records.
-	st := ReadRange(ctx, r, first, cfg, doc, rej)
+	st := ReadRange(ctx, r, cfg, doc, rej)
 	documentsRead.Inc(ctx, st.Docs)
 	recordsRejected.Inc(ctx, st.Rejected)
 	invalidUTF8Replaced.Inc(ctx, st.InvalidUTF8)

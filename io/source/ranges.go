@@ -26,7 +26,9 @@ const DefaultChunkBytes = 64 << 20
 type Range struct {
 	File       string
 	Start, End int64
-	Index      int // position among the file's ranges, from 0
+	Index      int   // position among the file's ranges, from 0
+	Lines      int64 // lines the range owns, once counted (CountLines)
+	First      int64 // file line number of the range's first line, once numbered
 }
 
 // Whole reports whether r is a whole file.
@@ -130,11 +132,11 @@ func CountLines(ctx context.Context, r Range) (int64, error) {
 	return n, err
 }
 
-// ReadRange reads split range r like ReadFile reads a whole file; first is the file's
+// ReadRange reads split range r like ReadFile reads a whole file; r.First is the file's
 // line number of the range's first line (1 + the lines of the ranges before it), so
 // records keep the ids and line numbers a whole read gives them. A read failure rejects
 // the line where it happened and ends the range.
-func ReadRange(ctx context.Context, r Range, first int64, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
+func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
 	if r.Whole() {
 		return ReadFile(ctx, r.File, cfg, doc, rej)
 	}
@@ -149,10 +151,10 @@ func ReadRange(ctx context.Context, r Range, first int64, cfg Config, doc func(r
 		reject(0, err.Error())
 		return st
 	}
-	last := first - 1
+	last := r.First - 1
 	var good int64 // bytes of the lines read whole
 	err = eachLine(ctx, r, func(line []byte, n int64) {
-		last = first + n - 1
+		last = r.First + n - 1
 		good += int64(len(line))
 		parseLine(r.File, format, cfg, line, last, &st, doc, reject)
 	})

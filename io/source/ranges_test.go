@@ -28,7 +28,8 @@ func readSplit(t *testing.T, file string, chunk int64, cfg Config) ([]record.Doc
 	var rej []record.Rejected
 	first := int64(1)
 	for _, r := range rs {
-		ReadRange(ctx, r, first, cfg, func(d record.Doc) { docs = append(docs, d) },
+		r.First = first
+		ReadRange(ctx, r, cfg, func(d record.Doc) { docs = append(docs, d) },
 			func(x record.Rejected) { rej = append(rej, x) })
 		if !r.Whole() {
 			n, err := CountLines(ctx, r)
