@@ -132,10 +132,14 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--verify: must be exact, estimate or none, got %q", c.Verify))
 	}
-	switch c.Keep {
-	case KeepSmallestID, KeepLongest:
+	switch {
+	case c.Keep == KeepSmallestID, c.Keep == KeepLongest:
+	case IsKeepField(c.Keep):
+		if _, err := ParseKeepField(c.Keep); err != nil {
+			errs = append(errs, fmt.Errorf("--keep: %w", err))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("--keep: must be smallest-id or longest, got %q", c.Keep))
+		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
 	case CCLocal, CCDistributed:

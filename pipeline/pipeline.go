@@ -31,6 +31,9 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
+	if IsKeepField(cfg.Keep) {
+		fates, lines = KeepByField(s, locs, fates, cfg)
+	}
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))

@@ -37,6 +37,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if cfg.Format, err = source.OutputFormat(inputs, cfg.Format); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkFormat(); err != nil {
+		return nil, err
+	}
 	names := append(sink.OutputNames(cfg.Format), ClustersFile, StatsFile)
 	if !cfg.Overwrite {
 		for _, n := range names {
