@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
@@ -77,6 +78,9 @@ type Config struct {
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	Quiet      bool
+
+	Mode           string // ModeDedup or ModeAnnotate
+	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -99,6 +103,8 @@ func DefaultConfig() Config {
 		CC:                CCLocal,
 		CCRounds:          12,
 		Partitions:        256,
+		Mode:              ModeDedup,
+		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
 	}
 }
 
@@ -157,6 +163,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))
+	}
+	if err := c.validateMode(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.IDField == "" || c.TextField == "" {
 		errs = append(errs, errors.New("--id-field/--text-field: must not be empty"))

@@ -53,5 +53,9 @@ func (c *Config) sourceConfig() source.Config {
 }
 
 func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
-	return sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	if c.Mode == ModeAnnotate {
+		w.Annotate = c.AnnotatePrefix
+	}
+	return w
 }

@@ -40,7 +40,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.checkFormat(); err != nil {
 		return nil, err
 	}
-	names := append(sink.OutputNames(cfg.Format), ClustersFile, StatsFile)
+	names := append(cfg.outputNames(), ClustersFile, StatsFile)
 	if !cfg.Overwrite {
 		for _, n := range names {
 			if exists(ctx, files.Join(cfg.Output, n)) {

@@ -30,6 +30,8 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
 	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
 	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id, longest, or field:NAME:max|min (the largest/smallest value of a top-level field; missing loses, ties: smallest id)")
+	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "dedup (write kept and removed records) or annotate (write every record to annotated.jsonl/.parquet with its cluster fields added)")
+	fs.StringVar(&cfg.AnnotatePrefix, "annotate-prefix", cfg.AnnotatePrefix, "--mode annotate: prefix of the added fields (PREFIXcluster__, PREFIXcluster_size__, PREFIXduplicate__, PREFIXsimilarity__)")
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
