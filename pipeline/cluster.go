@@ -136,7 +136,9 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBa
 			p := partOfString(ft.ID, f.Partitions)
 			byPart[p] = append(byPart[p], ft)
 		}
-		emitLine(label, line)
+		if line != "" {
+			emitLine(label, line)
+		}
 	}
 	for _, p := range sortedKeys(byPart) {
 		emitFates(p, fateBatch{byPart[p]})
@@ -153,25 +155,39 @@ type clusterLine struct {
 
 // keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
 // keeps that member (smallest-id) or the longest text, ties going to the smaller id.
+// Under a field policy it only labels the members: KeepByField decides once their field
+// values are read, and no line is returned.
 func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, label, line string, err error) {
 	slices.SortFunc(members, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	label, kept := members[0].ID, members[0]
-	if keep == KeepLongest {
+	switch {
+	case keep == KeepLongest:
 		for _, m := range members[1:] {
 			if m.Length > kept.Length {
 				kept = m
 			}
 		}
+	case IsKeepField(keep):
+		for _, m := range members {
+			fates = append(fates, Fate{ID: m.ID, Cluster: label, Sim: m.Sim, Size: int64(len(members))})
+		}
+		return fates, label, "", nil
 	}
+	return settle(ctx, members, label, kept.ID)
+}
+
+// settle records the decision for one cluster whose members are sorted by id: each
+// member's fate, the cluster's counters and its clusters.jsonl line.
+func settle(ctx context.Context, members []Member, label, kept string) (fates []Fate, _, line string, err error) {
 	ids := make([]string, len(members))
 	for i, m := range members {
 		ids[i] = m.ID
-		fates = append(fates, Fate{ID: m.ID, Cluster: kept.ID, Removed: m.ID != kept.ID, Sim: m.Sim})
+		fates = append(fates, Fate{ID: m.ID, Cluster: kept, Removed: m.ID != kept, Sim: m.Sim, Size: int64(len(members))})
 	}
 	clustersTotal.Inc(ctx, 1)
 	clusterSizes.Update(ctx, int64(len(members)))
 	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
-	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: kept.ID, Members: ids})
+	b, err := json.Marshal(clusterLine{Cluster: label, Size: len(ids), Kept: kept, Members: ids})
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
 	}
@@ -235,7 +251,9 @@ func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, ite
 	for _, ft := range fates {
 		emitFates(partOfString(ft.ID, f.Partitions), fateBatch{[]Fate{ft}})
 	}
-	emitLine(label, line)
+	if line != "" {
+		emitLine(label, line)
+	}
 	return nil
 }
 
@@ -266,10 +284,10 @@ func (decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatc
 	seen := 0
 	for locIter(&locs) {
 		for _, l := range locs.Items {
-			d := record.Decision{File: l.File, Line: l.Line, ID: l.ID, Cluster: l.ID}
+			d := record.Decision{File: l.File, Line: l.Line, ID: l.ID, Cluster: l.ID, ClusterSize: 1}
 			if ft, ok := fates[l.ID]; ok {
 				seen++
-				d.Cluster, d.Removed = ft.Cluster, ft.Removed
+				d.Cluster, d.Removed, d.ClusterSize = ft.Cluster, ft.Removed, ft.Size
 				if ft.Removed {
 					d.Similarity = ft.Sim
 				}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
@@ -87,6 +88,9 @@ type Config struct {
 	// Warnings receives what the driver has to say about the output directory (a stale
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer
+
+	Mode           string // ModeDedup or ModeAnnotate
+	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -111,6 +115,8 @@ func DefaultConfig() Config {
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
+		Mode:              ModeDedup,
+		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
 	}
 }
 
@@ -144,10 +150,14 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--verify: must be exact, estimate or none, got %q", c.Verify))
 	}
-	switch c.Keep {
-	case KeepSmallestID, KeepLongest:
+	switch {
+	case c.Keep == KeepSmallestID, c.Keep == KeepLongest:
+	case IsKeepField(c.Keep):
+		if _, err := ParseKeepField(c.Keep); err != nil {
+			errs = append(errs, fmt.Errorf("--keep: %w", err))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("--keep: must be smallest-id or longest, got %q", c.Keep))
+		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
 	case CCLocal, CCDistributed:
@@ -168,6 +178,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))
+	}
+	if err := c.validateMode(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.IDField == "" || c.TextField == "" {
 		errs = append(errs, errors.New("--id-field/--text-field: must not be empty"))

@@ -29,6 +29,9 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
+	if IsKeepField(cfg.Keep) {
+		fates, lines = KeepByField(s, locs, fates, cfg)
+	}
 	AuditBuckets(s, stars, fates, cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))
@@ -50,5 +53,9 @@ func (c *Config) sourceConfig() source.Config {
 }
 
 func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
-	return sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	if c.Mode == ModeAnnotate {
+		w.Annotate = c.AnnotatePrefix
+	}
+	return w
 }

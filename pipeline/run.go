@@ -37,7 +37,10 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if cfg.Format, err = source.OutputFormat(inputs, cfg.Format); err != nil {
 		return nil, UsageError{fmt.Errorf("--input: %w", err)}
 	}
-	names := append(sink.OutputNames(cfg.Format), ClustersFile, StatsFile)
+	if err := cfg.checkFormat(); err != nil {
+		return nil, UsageError{err}
+	}
+	names := append(cfg.outputNames(), ClustersFile, StatsFile)
 	dir, err := openRunDir(ctx, cfg.Output)
 	if err != nil {
 		return nil, err
