@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
@@ -77,6 +78,8 @@ type Config struct {
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	Quiet      bool
+
+	ReportClusters int // clusters report.html samples
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -99,6 +102,7 @@ func DefaultConfig() Config {
 		CC:                CCLocal,
 		CCRounds:          12,
 		Partitions:        256,
+		ReportClusters:    report.DefaultClusters,
 	}
 }
 
@@ -150,6 +154,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
+	}
+	if c.ReportClusters < 0 {
+		errs = append(errs, fmt.Errorf("--report-clusters: must be 0 or more, got %d", c.ReportClusters))
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))

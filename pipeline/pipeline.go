@@ -29,7 +29,8 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands),
 		beam.SideInput{Input: idCheck})
 
-	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	writeSimilarities(s, near, tempDir, cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{}, beam.CoGroupByKey(s, locs, fates))

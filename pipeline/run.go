@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/report"
 )
 
 // Run executes the dedup job on the runner named by Beam's --runner flag (Prism when
@@ -37,7 +38,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if cfg.Format, err = source.OutputFormat(inputs, cfg.Format); err != nil {
 		return nil, err
 	}
-	names := append(sink.OutputNames(cfg.Format), ClustersFile, StatsFile)
+	names := append(sink.OutputNames(cfg.Format), ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile)
 	if !cfg.Overwrite {
 		for _, n := range names {
 			if exists(ctx, files.Join(cfg.Output, n)) {
@@ -70,6 +71,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		return st, err
 	}
 	if err := writeJSON(ctx, files.Join(tempDir, StatsFile), st); err != nil {
+		return st, err
+	}
+	if names, err = writeReport(ctx, &cfg, tempDir, st, names); err != nil {
 		return st, err
 	}
 	if err := sink.Commit(ctx, tempDir, cfg.Output, names); err != nil {

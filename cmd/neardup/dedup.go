@@ -35,6 +35,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
+	fs.IntVar(&cfg.ReportClusters, "report-clusters", cfg.ReportClusters, "clusters report.html shows side by side (the largest fifth, then a seeded random sample)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
 		fs.PrintDefaults()
