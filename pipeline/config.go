@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
@@ -91,6 +92,7 @@ type Config struct {
 
 	Mode           string // ModeDedup or ModeAnnotate
 	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
+	ReportClusters int    // clusters report.html samples
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -117,6 +119,7 @@ func DefaultConfig() Config {
 		BucketAllPairs:    candidates.DefaultMaxAll,
 		Mode:              ModeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
+		ReportClusters:    report.DefaultClusters,
 	}
 }
 
@@ -175,6 +178,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BucketAllPairs < 1 {
 		errs = append(errs, fmt.Errorf("--bucket-all-pairs: must be at least 1, got %d", c.BucketAllPairs))
+	}
+	if c.ReportClusters < 0 {
+		errs = append(errs, fmt.Errorf("--report-clusters: must be 0 or more, got %d", c.ReportClusters))
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))

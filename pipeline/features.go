@@ -17,8 +17,8 @@ import (
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/transforms/shingleset"
 )
 
 func init() {
@@ -82,53 +82,11 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 	return nil
 }
 
-// Shingler turns a text into its shingle-hash set exactly as every stage must: the
-// featurizing pass, the verification re-read and the CLI's compare and sign share it.
-type Shingler struct {
-	opts        shingle.Options
-	norm        normalize.Options
-	sum         func([]byte) uint64
-	maxShingles int
-}
-
-// Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
-func (s *Shingler) Hashes(text string) ([]uint64, bool) {
-	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
-	if s.maxShingles > 0 && len(h) > s.maxShingles {
-		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
-		// two capped sets still estimates the full sets' without bias, while a 50 MB
-		// document shuffles and compares no more than any other.
-		return slices.Clip(h[:s.maxShingles]), true
-	}
-	return h, false
-}
-
-// ShingleConfig is what every stage that shingles needs to know, in fields a DoFn can
-// carry.
-type ShingleConfig struct {
-	Kind        string
-	N           int
-	StripPunct  bool
-	Hash        string
-	MaxShingles int
-}
-
-// Shingler validates the configuration and builds its Shingler.
-func (c ShingleConfig) Shingler() (*Shingler, error) {
-	k, err := shingle.ParseKind(c.Kind)
-	if err != nil {
-		return nil, err
-	}
-	h, err := minhash.ParseHashFunc(c.Hash)
-	if err != nil {
-		return nil, err
-	}
-	opts := shingle.Options{Kind: k, N: c.N}
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Sum64, maxShingles: c.MaxShingles}, nil
-}
+// Shingler and ShingleConfig live in transforms/shingleset, shared with the report.
+type (
+	Shingler      = shingleset.Shingler
+	ShingleConfig = shingleset.Config
+)
 
 // features is what featurizing one document yields for the later stages.
 type features struct {

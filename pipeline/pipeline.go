@@ -27,7 +27,8 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	candidates, stars := LSHBuckets(s, bands, idCheck, cfg)
 
-	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	writeSimilarities(s, near, tempDir, cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 	if IsKeepField(cfg.Keep) {
 		fates, lines = KeepByField(s, locs, fates, cfg)

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/report"
 )
 
 // Run executes the dedup job on the runner named by Beam's --runner flag (Prism when
@@ -40,7 +41,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.checkFormat(); err != nil {
 		return nil, UsageError{err}
 	}
-	names := append(cfg.outputNames(), ClustersFile, StatsFile)
+	names := append(cfg.outputNames(), ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile)
 	dir, err := openRunDir(ctx, cfg.Output)
 	if err != nil {
 		return nil, err
@@ -84,6 +85,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		return st, dir.failed(ctx, err.Error())
 	}
 	if err := writeJSON(ctx, files.Join(tempDir, StatsFile), st); err != nil {
+		return st, dir.failed(ctx, err.Error())
+	}
+	if names, err = writeReport(ctx, &cfg, tempDir, st, names); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
 	if err := dir.commit(ctx, names); err != nil {

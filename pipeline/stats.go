@@ -52,6 +52,9 @@ type Parameters struct {
 	// EstimateFloor is the estimate below which --verify exact skips a candidate.
 	EstimateFloor float64 `json:"estimate_floor"`
 	MaxShingles   int     `json:"max_shingles"`
+	// The fields the records were read by (the report finds the texts with them).
+	IDField   string `json:"id_field"`
+	TextField string `json:"text_field"`
 }
 
 // CCStats reports connected components' rounds and convergence.
@@ -86,7 +89,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
 			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs, EstimateFloor: cfg.estimateFloor(),
-			MaxShingles: cfg.MaxShingles,
+			MaxShingles: cfg.MaxShingles, IDField: cfg.IDField, TextField: cfg.TextField,
 		},
 		Inputs:       inputs,
 		Counts:       map[string]int64{},

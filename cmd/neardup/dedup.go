@@ -40,6 +40,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only the result line, warnings and errors")
 	fs.StringVar(&cfg.OnDamagedFile, "on-damaged-file", cfg.OnDamagedFile, "an input whose stream breaks mid-way (truncated or corrupt .gz/.zst, bad Parquet page, failed gs:// read): fail (stop the run) or skip (keep what was read before the break, list the file in rejected.jsonl and stats.json)")
+	fs.IntVar(&cfg.ReportClusters, "report-clusters", cfg.ReportClusters, "clusters report.html shows side by side (the largest fifth, then a seeded random sample)")
 	memory := fs.String("memory", "", "memory budget of this process, e.g. 8GB (default: 3/4 of the machine's or container's memory); the Go garbage collector works harder as it is approached")
 	if err := parseWithBeam(fs, args, stdout, "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]"); err != nil {
 		return err

@@ -26,6 +26,7 @@ var verbs = []verb{
 	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},
 	{"gen", "write a deterministic synthetic corpus with planted near-duplicates and their truth clusters", runGen},
 	{"baseline", "find every pair with exact Jaccard >= threshold (prefix-filter similarity join)", runBaseline},
+	{"report", "rewrite report.html, the page to look at a run, from a dedup output directory", runReport},
 	{"eval", "score a dedup result against planted clusters and the exact baseline", runEval},
 }
 
