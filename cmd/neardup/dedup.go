@@ -19,8 +19,8 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	cfg := pipeline.DefaultConfig()
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	var inputs inputFlag
-	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; .gz/.zst decompressed")
-	fs.StringVar(&cfg.Output, "output", "", "output directory (local or gs://)")
+	fs.Var(&inputs, "input", "input file or glob (local, gs:// or s3://); repeatable; .gz/.zst decompressed")
+	fs.StringVar(&cfg.Output, "output", "", "output directory (local, gs:// or s3://)")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl, text (one document per line) or parquet")
 	fs.StringVar(&cfg.IDField, "id-field", cfg.IDField, "JSON field holding the document id (missing: FILE:LINE is used)")
 	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
