@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 N=${N:-100000}
 SIMD=${SIMD:-1}
-SIGN_OPS=${SIGN_OPS:-20000}
+SIGN_OPS=${SIGN_OPS:-200000}
 SIGN_BENCH='^BenchmarkSign$/^scheme=affine32$/^kernel=(go|avx2)$/^hash=xxhash$/^shingles=200$/^perms=128$'
 MH=${MH:-/tmp/minhash.test}
 [ -x "$MH" ] || go test -c -o "$MH" ./transforms/minhash
@@ -36,7 +36,9 @@ col() { awk -v k="$2" '{print $k}' "$OUT/perf-$1"; }
 
 systems=(dedup baseline sign)
 [ "$SIMD" = 1 ] && systems=(dedup dedup-avx2 baseline sign sign-avx2)
-for s in "${systems[@]}"; do rm -f "$OUT/perf-$s"; done
+# REPORT_ONLY=1 prints the table of the last run's measurements again.
+[ "${REPORT_ONLY:-0}" = 1 ] && RUNS=0
+[ "$RUNS" -gt 0 ] && for s in "${systems[@]}"; do rm -f "$OUT/perf-$s"; done
 for i in $(seq "$RUNS"); do
 	run dedup "$ND" dedup --quiet --input "$c" --output "$OUT/perf-out" --overwrite
 	if [ "$SIMD" = 1 ]; then
@@ -65,7 +67,7 @@ for s in "${systems[@]}"; do
 	docs=$N
 	case $s in sign*) docs=$SIGN_OPS ;; esac
 	awk -v s="$s" -v w="${W[$s]}" -v ws="$(col "$s" 1 | xargs)" -v c="${C[$s]}" -v r="${R[$s]}" -v d="$docs" \
-		'BEGIN{printf "| %s | %.2f (%s) | %.2f | %.2f | %.0f | %.0f |\n", s, w, ws, c, c>0?w>0?c/w:0:0, c>0?d/c:0, r/1024}'
+		'BEGIN{printf "| %s | %.2f (%s) | %.2f | %.2f | %.0f | %.0f |\n", s, w, ws, c, (w>0 ? c/w : 0), (c>0 ? d/c : 0), r/1024}'
 done
 echo
 awk -v dw="${W[dedup]}" -v bw="${W[baseline]}" -v dc="${C[dedup]}" -v sc="${C[sign]}" -v n="$N" -v so="$SIGN_OPS" \
@@ -76,7 +78,7 @@ if [ "$SIMD" = 1 ]; then
 	awk -v dw="${W[dedup-avx2]}" -v bw="${W[baseline]}" -v dc="${C[dedup-avx2]}" -v sc="${C[sign-avx2]}" -v n="$N" -v so="$SIGN_OPS" \
 		'BEGIN{printf "- AVX2 build: dedup wall / baseline wall %.2f×; docs per CPU-second / AVX2 signing docs per CPU-second %.1f%%\n", dw/bw, 100*(n/dc)/(so/sc)}'
 fi
-if [ "${SKIP_1M:-0}" != 1 ]; then
+if [ "${SKIP_1M:-0}" != 1 ] && [ "${REPORT_ONLY:-0}" != 1 ]; then
 	n=1000000
 	c1=$(corpus "$n")
 	rm -f "$OUT/perf-dedup-1m"

@@ -130,7 +130,13 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	byPart := map[int][]Half{}
 	next := 0
 	var fail error
-	source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
+	lines := make([]int64, 0, len(reqs))
+	for _, r := range reqs {
+		if len(lines) == 0 || lines[len(lines)-1] != r.Line {
+			lines = append(lines, r.Line)
+		}
+	}
+	source.ReadLines(ctx, file, f.Source, lines, func(d record.Doc) {
 		for next < len(reqs) && reqs[next].Line < d.Line {
 			next++
 		}
@@ -147,7 +153,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			p := partOfString(r.U+"\x00"+r.V, f.Partitions)
 			byPart[p] = append(byPart[p], Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length})
 		}
-	}, func(record.Rejected) {})
+	})
 	if fail != nil {
 		return fail
 	}

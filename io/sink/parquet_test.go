@@ -125,7 +125,7 @@ func TestWritePipelineParquet(t *testing.T) {
 	// Every row of a and b is in exactly one output; c is one file-level rejection.
 	assert.Equal(t, len(aRows)+len(bRows), len(got)+len(lines(r.removed))+len(rej)-1)
 	assert.Equal(t, map[string]int64{
-		"documents_read": 6, "records_rejected": 2, "invalid_utf8_replaced": 1,
+		"documents_read": 6, "records_rejected": 2, "invalid_utf8_replaced": 1, "input_ranges": 3,
 		"output_kept": 4, "output_removed": 2, "output_rejected": 2,
 	}, r.counters)
 

@@ -125,3 +125,23 @@ func anySlice[T any](xs []T) []any {
 	}
 	return out
 }
+
+// ReadLines gives exactly the requested documents of a whole read, skipping requested
+// lines that are not documents.
+func TestReadLinesEqualsFilteredWholeRead(t *testing.T) {
+	file := write(t, t.TempDir(), "mixed.jsonl", []byte(mixedJSONL))
+	all, _, _ := readFile(t, file, Config{})
+	lines := []int64{1, 2, 4, 6, 11, 13}
+	var want []record.Doc
+	for _, d := range all {
+		for _, l := range lines {
+			if d.Line == l {
+				want = append(want, d)
+			}
+		}
+	}
+	var got []record.Doc
+	ReadLines(context.Background(), file, Config{}, lines, func(d record.Doc) { got = append(got, d) })
+	require.Equal(t, want, got)
+	require.Len(t, got, 4, "lines 4 (empty) and 6 (malformed) are not documents")
+}

@@ -222,3 +222,46 @@ func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stat
 	st.Docs++
 	doc(d)
 }
+
+// ReadLines reads only the given lines (sorted, 1-based) of one file, as ReadFile would
+// read them, for steps that come back for a few records: every other line is split off
+// but not parsed. Lines that are not documents (rejected, blank) are skipped, and so are
+// lines past a read failure. Parquet files are read whole and filtered.
+func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc func(record.Doc)) {
+	cfg = cfg.WithDefaults()
+	format, err := FileFormat(file, cfg.Format)
+	if err != nil || len(lines) == 0 {
+		return
+	}
+	next := 0
+	want := func(num int64) bool {
+		for next < len(lines) && lines[next] < num {
+			next++
+		}
+		return next < len(lines) && lines[next] == num
+	}
+	if format == FormatParquet {
+		ReadFile(ctx, file, cfg, func(d record.Doc) {
+			if want(d.Line) {
+				doc(d)
+			}
+		}, func(record.Rejected) {})
+		return
+	}
+	rc, err := files.Open(ctx, file)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	lr := textfile.NewReader(rc)
+	var st Stats
+	for next < len(lines) {
+		line, num, err := lr.Next()
+		if err != nil {
+			return
+		}
+		if want(num) {
+			parseLine(file, format, cfg, line, num, &st, doc, func(int64, string) {})
+		}
+	}
+}
