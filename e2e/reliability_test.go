@@ -131,7 +131,7 @@ func TestConcurrentRunsIntoOneOutput(t *testing.T) {
 // Case 3: a run killed with SIGKILL at any stage leaves nothing finished-looking, and the
 // next run takes over its lock, removes its temporary directory and commits normally.
 func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
-	big := corpus(t, 20000)
+	big := corpus(t, 60000)
 	runDirReady := func(out string) bool {
 		m, _ := filepath.Glob(filepath.Join(out, ".neardup-tmp-*", "beam.log"))
 		return len(m) > 0
@@ -146,7 +146,7 @@ func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
 			if readyAt.IsZero() && runDirReady(out) {
 				readyAt = time.Now()
 			}
-			return !readyAt.IsZero() && time.Since(readyAt) > 1500*time.Millisecond
+			return !readyAt.IsZero() && time.Since(readyAt) > 400*time.Millisecond
 		}},
 		{"writing outputs", func(out string) bool {
 			m, _ := filepath.Glob(filepath.Join(out, ".neardup-tmp-*", "parts"))
