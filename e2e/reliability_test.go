@@ -35,20 +35,30 @@ func corpus(t *testing.T, n int) string {
 type started struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
-	done           chan error
+	exited         chan struct{}
+	err            error // the exit status, once exited is closed
+}
+
+// wait waits for the process to end and returns its exit status.
+func (p *started) wait() error {
+	<-p.exited
+	return p.err
 }
 
 func startNeardup(t *testing.T, args ...string) *started {
 	t.Helper()
-	p := &started{cmd: exec.Command(filepath.Join(binaries(t), "neardup"), args...), done: make(chan error, 1)}
+	p := &started{cmd: exec.Command(filepath.Join(binaries(t), "neardup"), args...), exited: make(chan struct{})}
 	p.cmd.Dir = repoRoot(t)
 	p.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	require.NoError(t, p.cmd.Start())
-	go func() { p.done <- p.cmd.Wait() }()
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
 	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
+		p.cmd.Process.Kill() // only this test's process; a no-op once it has ended
+		p.wait()
 	})
 	return p
 }
@@ -79,9 +89,8 @@ func waitFor(t *testing.T, p *started, what string, cond func() bool) {
 	deadline := time.Now().Add(runTimeout)
 	for !cond() {
 		select {
-		case err := <-p.done:
-			p.done <- err
-			t.Fatalf("neardup ended (%v) before %s\nstderr:\n%s", err, what, p.stderr.String())
+		case <-p.exited:
+			t.Fatalf("neardup ended (%v) before %s\nstderr:\n%s", p.err, what, p.stderr.String())
 		default:
 		}
 		require.True(t, time.Now().Before(deadline), "waiting for %s", what)
@@ -112,7 +121,7 @@ func TestConcurrentRunsIntoOneOutput(t *testing.T) {
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, fmt.Sprintf("another neardup run is writing to this directory (pid %d on host", first.cmd.Process.Pid))
 
-	require.NoError(t, <-first.done, first.stderr.String())
+	require.NoError(t, first.wait(), first.stderr.String())
 	st, err := os.ReadFile(filepath.Join(out, "stats.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(st), `"documents_read": 20000`, "the committed outputs are the first run's")
@@ -122,7 +131,7 @@ func TestConcurrentRunsIntoOneOutput(t *testing.T) {
 // Case 3: a run killed with SIGKILL at any stage leaves nothing finished-looking, and the
 // next run takes over its lock, removes its temporary directory and commits normally.
 func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
-	big := corpus(t, 20000)
+	big := corpus(t, 60000)
 	runDirReady := func(out string) bool {
 		m, _ := filepath.Glob(filepath.Join(out, ".neardup-tmp-*", "beam.log"))
 		return len(m) > 0
@@ -137,7 +146,7 @@ func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
 			if readyAt.IsZero() && runDirReady(out) {
 				readyAt = time.Now()
 			}
-			return !readyAt.IsZero() && time.Since(readyAt) > 1500*time.Millisecond
+			return !readyAt.IsZero() && time.Since(readyAt) > 400*time.Millisecond
 		}},
 		{"writing outputs", func(out string) bool {
 			m, _ := filepath.Glob(filepath.Join(out, ".neardup-tmp-*", "parts"))
@@ -150,8 +159,7 @@ func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
 			p := startNeardup(t, "dedup", "--input", big, "--output", out, "--quiet")
 			waitFor(t, p, stage.name, func() bool { return stage.when(out) })
 			require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
-			<-p.done
-			p.done <- nil
+			p.wait()
 			for _, name := range outputNames {
 				assert.False(t, exists(filepath.Join(out, name)), "%s after a kill at %q", name, stage.name)
 			}
