@@ -44,21 +44,27 @@ func tokens(s string) []string {
 	return out
 }
 
-// WordDiff compares a and b word by word. left is a in segments (Same or Deleted), right
-// is b (Same or Added); ok is false when the texts differ by more than maxEdits tokens,
-// and the segments are then the whole texts, unmarked.
-func WordDiff(a, b string) (left, right []Segment, ok bool) {
+// WordDiff compares a and b word by word, two words being equal when their keys are (nil:
+// the words themselves; the report passes the dedup's normalization, so a change of case
+// the method ignores is not marked). left is a in segments (Same or Deleted), right is b
+// (Same or Added); ok is false when the texts differ by more than maxEdits tokens, and
+// the segments are then the whole texts, unmarked.
+func WordDiff(a, b string, key func(string) string) (left, right []Segment, ok bool) {
 	ta, tb := tokens(a), tokens(b)
+	ka, kb := ta, tb
+	if key != nil {
+		ka, kb = keys(ta, key), keys(tb, key)
+	}
 	// A common prefix and suffix need no search: near-duplicates often share most of both.
 	pre := 0
-	for pre < len(ta) && pre < len(tb) && ta[pre] == tb[pre] {
+	for pre < len(ka) && pre < len(kb) && ka[pre] == kb[pre] {
 		pre++
 	}
 	suf := 0
-	for suf < len(ta)-pre && suf < len(tb)-pre && ta[len(ta)-1-suf] == tb[len(tb)-1-suf] {
+	for suf < len(ka)-pre && suf < len(kb)-pre && ka[len(ka)-1-suf] == kb[len(kb)-1-suf] {
 		suf++
 	}
-	opsA, opsB, ok := myers(ta[pre:len(ta)-suf], tb[pre:len(tb)-suf])
+	opsA, opsB, ok := myers(ka[pre:len(ka)-suf], kb[pre:len(kb)-suf])
 	if !ok {
 		return []Segment{{Same, a}}, []Segment{{Same, b}}, false
 	}
@@ -80,6 +86,14 @@ func WordDiff(a, b string) (left, right []Segment, ok bool) {
 		return segs
 	}
 	return mark(ta, opsA), mark(tb, opsB), true
+}
+
+func keys(toks []string, key func(string) string) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = key(t)
+	}
+	return out
 }
 
 func isSpace(t string) bool {

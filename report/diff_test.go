@@ -30,7 +30,7 @@ func marked(segs []Segment) []string {
 }
 
 func TestWordDiffMarksChangedWords(t *testing.T) {
-	l, r, ok := WordDiff("the quick brown fox jumps over the lazy dog", "the quick red fox jumps over the very lazy dog")
+	l, r, ok := WordDiff("the quick brown fox jumps over the lazy dog", "the quick red fox jumps over the very lazy dog", nil)
 	require.True(t, ok)
 	assert.Equal(t, []string{"brown"}, marked(l))
 	assert.Equal(t, []string{"red", "very"}, marked(r))
@@ -53,7 +53,7 @@ func TestWordDiffRandom(t *testing.T) {
 	}
 	for i := 0; i < 500; i++ {
 		a, b := gen(), gen()
-		l, r, ok := WordDiff(a, b)
+		l, r, ok := WordDiff(a, b, nil)
 		require.True(t, ok)
 		require.Equal(t, a, join(l, Deleted))
 		require.Equal(t, b, join(r, Added))
@@ -100,8 +100,15 @@ func TestWordDiffGivesUpOnUnrelatedTexts(t *testing.T) {
 		a.WriteString("x ")
 		b.WriteString("y ")
 	}
-	l, r, ok := WordDiff(a.String(), b.String())
+	l, r, ok := WordDiff(a.String(), b.String(), nil)
 	assert.False(t, ok)
 	assert.Equal(t, a.String(), join(l, Deleted))
 	assert.Equal(t, b.String(), join(r, Added))
+}
+
+func TestWordDiffKey(t *testing.T) {
+	l, r, ok := WordDiff("Red blue GREEN", "red blue green yellow", strings.ToLower)
+	require.True(t, ok)
+	assert.Empty(t, marked(l), "a change of case is not a difference under the key")
+	assert.Equal(t, []string{"yellow"}, marked(r))
 }

@@ -148,6 +148,7 @@ type texts struct {
 	cut     map[string]bool     // the text was longer than shown
 	hashes  map[string][]uint64 // shingle hashes of the whole text
 	removed map[string]removedDoc
+	key     func(string) string // what the word diff compares
 }
 
 // loadTexts finds the texts of the wanted ids: removed ones in removed.jsonl, kept ones

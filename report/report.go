@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingleset"
 	"github.com/neardup/neardup/transforms/verify"
 )
@@ -126,6 +127,7 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	docs.key = func(w string) string { return normalize.Text(w, normalize.Options{StripPunct: p.StripPunct}) }
 
 	pg := page{Dir: orDefault(o.Name, dir), Stats: &st, Options: o, ClustersTotal: nClusters, Largest: largest, Sims: sims}
 	pg.fill(raw.Parameters)
@@ -198,7 +200,7 @@ func (t *texts) pair(a, b string, bud *budget) pair {
 	}
 	switch {
 	case okA && okB:
-		pr.Left, pr.Right, pr.Diffed = WordDiff(ta, tb)
+		pr.Left, pr.Right, pr.Diffed = WordDiff(ta, tb, t.key)
 	case okA:
 		pr.Left = []Segment{{Same, ta}}
 	case okB:

@@ -54,14 +54,14 @@ button.toggle { font-size: .8em; margin-top: .3em; }
 </head>
 <body>
 <h1>neardup report</h1>
-<p class="note">Output directory <code>{{.Dir}}</code>. Everything below comes from its files (stats.json, similarities.json, clusters.jsonl, removed.jsonl, the kept file); the page holds a sample, never the whole corpus, and is capped at {{.Options.MaxBytes}} bytes.</p>
+<p class="note" id="outdir">Output directory <code>{{.Dir}}</code>. Everything below comes from its files (stats.json, similarities.json, clusters.jsonl, removed.jsonl, the kept file); the page holds a sample, never the whole corpus, and is capped at {{.Options.MaxBytes}} bytes.</p>
 {{range .Stats.Warnings}}<p class="warn" data-warning>warning: {{.}}</p>
 {{end}}
 <h2 id="run">The run</h2>
 <div class="grid">
 <div><h3>Counts</h3><table id="counts">{{range .Counts}}<tr><td>{{.K}}</td><td class="n" data-count="{{.K}}">{{.V}}</td></tr>{{end}}</table></div>
 <div><h3>Parameters</h3><table id="parameters">{{range .Params}}<tr><td>{{.K}}</td><td>{{.V}}</td></tr>{{end}}</table></div>
-<div><h3>Timings</h3><table>{{range .Timings}}<tr><td>{{.K}}</td><td class="n">{{.V}}</td></tr>{{end}}</table>
+<div><h3>Timings</h3><table id="timings">{{range .Timings}}<tr><td>{{.K}}</td><td class="n">{{.V}}</td></tr>{{end}}</table>
 <h3>Connected components</h3><table>{{range .CC}}<tr><td>{{.K}}</td><td>{{.V}}</td></tr>{{end}}</table></div>
 </div>
 <h3>Inputs</h3>
