@@ -15,9 +15,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -123,7 +122,7 @@ func RunContext(ctx context.Context, o Options, out, log io.Writer) error {
 	}
 	pairs := c.Pairs(o.Threshold, o.Workers)
 	if o.Output != "" {
-		err = writeFileAtomic(o.Output, func(w io.Writer) error { return WritePairs(w, pairs) })
+		err = atomicfile.Write(o.Output, func(w io.Writer) error { return WritePairs(w, pairs) })
 	} else {
 		bw := bufio.NewWriterSize(out, 1<<20)
 		if err = WritePairs(bw, pairs); err == nil {
@@ -301,33 +300,4 @@ func ReadPairs(r io.Reader) ([]IDPair, error) {
 			return nil, fmt.Errorf("baseline: read pairs line %d: %w", line, err)
 		}
 	}
-}
-
-// writeFileAtomic writes path through fill under a temporary name in the same
-// folder, renamed into place only when complete.
-func writeFileAtomic(path string, fill func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = fill(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

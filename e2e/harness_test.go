@@ -29,7 +29,7 @@ var mainPackages = []string{
 }
 
 // outputNames are the files a dedup run over JSONL input commits to --output.
-var outputNames = []string{"clusters.jsonl", "kept.jsonl", "rejected.jsonl", "removed.jsonl", "stats.json"}
+var outputNames = []string{"clusters.jsonl", "kept.jsonl", "rejected.jsonl", "removed.jsonl", "report.html", "similarities.json", "stats.json"}
 
 const (
 	// runTimeout bounds one neardup run; the corpora here take seconds.
@@ -230,12 +230,17 @@ func readLocalOutputs(t *testing.T, dir string) map[string][]byte {
 }
 
 // assertSameOutputs asserts that two runs wrote byte-identical outputs, except the
-// "timings" object of stats.json, which is wall-clock and differs between runs.
+// "timings" object of stats.json, which is wall-clock and differs between runs, and
+// report.html, which shows them and the output directory (only checked present).
 func assertSameOutputs(t *testing.T, want, got map[string][]byte) {
 	t.Helper()
 	for _, name := range outputNames {
-		if name == "stats.json" {
+		switch name {
+		case "stats.json":
 			assert.Equal(t, statsWithoutTimings(t, want[name]), statsWithoutTimings(t, got[name]), "stats.json without timings")
+			continue
+		case "report.html":
+			assert.Contains(t, string(got[name]), "<h1>neardup report</h1>")
 			continue
 		}
 		assert.Equal(t, string(want[name]), string(got[name]), "%s differs", name)

@@ -53,9 +53,9 @@ func TestIndexCLI(t *testing.T) {
 
 	code, stderr := neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "neardup dedup: index "+idx+" was built with other method flags; rerun with the index's values or rebuild it:\n  ngram: index 2, this run 5\n")
+	assert.Contains(t, stderr, "neardup dedup: error: index "+idx+" was built with other method flags; rerun with the index's values or rebuild it:\nneardup dedup: error:   ngram: index 2, this run 5\n")
 
 	code, stderr = neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", filepath.Join(dir, "none"), "--ngram", "2", "--output", filepath.Join(dir, "o3"))
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "neardup dedup: index "+filepath.Join(dir, "none")+": no manifest.json (not a neardup index, or its first generation was never completed)\n")
+	assert.Contains(t, stderr, "neardup dedup: error: index "+filepath.Join(dir, "none")+": no manifest.json (not a neardup index, or its first generation was never completed)\n")
 }

@@ -9,8 +9,10 @@ import (
 
 // Bucket is the recall of exact pairs whose similarity lies in [Lo, Hi) (the last
 // bucket includes 1.0): a pair is found when both documents are in the same result
-// cluster. Predicted is the LSH S-curve 1-(1-s^r)^b at the bucket's midpoint, the
-// chance that banding alone proposes such a pair; nil when b and r are unknown.
+// cluster. Predicted is the LSH S-curve 1-(1-s^r)^b averaged over the bucket's pairs'
+// similarities (the midpoint when the bucket is empty), the share of them banding alone
+// is expected to propose; nil when b and r are unknown. Averaging over the actual
+// similarities matters: pairs crowd the bucket's lower end, where the curve is lowest.
 type Bucket struct {
 	Lo        float64  `json:"lo"`
 	Hi        float64  `json:"hi"`
@@ -39,12 +41,16 @@ func RecallBySimilarity(pairs []baseline.IDPair, result Clusters, lo, width floa
 		out[i].Hi = round9(lo + float64(i+1)*width)
 	}
 	out[k-1].Hi = 1
+	sums := make([]float64, k)
 	for _, p := range pairs {
 		if p.Similarity < lo-bucketEps {
 			continue
 		}
 		i := min(k-1, int(math.Floor((p.Similarity-lo)/width+bucketEps)))
 		out[i].Pairs++
+		if b > 0 && r > 0 {
+			sums[i] += lsh.Detection(p.Similarity, b, r)
+		}
 		la, okA := labels[p.A]
 		lb, okB := labels[p.B]
 		if okA && okB && la == lb {
@@ -55,6 +61,9 @@ func RecallBySimilarity(pairs []baseline.IDPair, result Clusters, lo, width floa
 		out[i].Recall = ratioOr1(out[i].Found, out[i].Pairs)
 		if b > 0 && r > 0 {
 			v := lsh.Detection((out[i].Lo+out[i].Hi)/2, b, r)
+			if out[i].Pairs > 0 {
+				v = sums[i] / float64(out[i].Pairs)
+			}
 			out[i].Predicted = &v
 		}
 	}

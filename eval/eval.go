@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
 	"os"
 	"slices"
@@ -127,7 +128,7 @@ func RunContext(ctx context.Context, o Options, w io.Writer) error {
 		return err
 	}
 	if o.SVG != "" {
-		if err := writeFileAtomic(o.SVG, func(f io.Writer) error { return WriteSVG(f, r) }); err != nil {
+		if err := atomicfile.Write(o.SVG, func(f io.Writer) error { return WriteSVG(f, r) }); err != nil {
 			return err
 		}
 	}

@@ -43,9 +43,17 @@ func TestRecallBySimilarity(t *testing.T) {
 		b := bs[i]
 		assert.Equal(t, [2]float64{w.lo, w.hi}, [2]float64{b.Lo, b.Hi}, "bucket %d", i)
 		assert.Equal(t, [2]int64{w.pairs, w.found}, [2]int64{b.Pairs, b.Found}, "bucket %d", i)
-		mid := (w.lo + w.hi) / 2
+		// The S-curve averaged over the bucket's pairs' similarities; the midpoint when empty.
+		sims := map[int][]float64{0: {0.7}, 1: {0.75}, 2: {0.8 - 1e-17}, 5: {1.0, 0.99}}[i]
+		if sims == nil {
+			sims = []float64{(w.lo + w.hi) / 2}
+		}
+		var want float64
+		for _, s := range sims {
+			want += 1 - math.Pow(1-math.Pow(s, 13), 9)
+		}
 		require.NotNil(t, b.Predicted)
-		assert.InDelta(t, 1-math.Pow(1-math.Pow(mid, 13), 9), *b.Predicted, 1e-12)
+		assert.InDelta(t, want/float64(len(sims)), *b.Predicted, 1e-12)
 	}
 	assert.Equal(t, 0.5, bs[5].Recall)
 	assert.Equal(t, 1.0, bs[3].Recall, "an empty bucket misses nothing")

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 )
 
@@ -133,38 +131,6 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("eval: write report: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes path through fill under a temporary name, renamed into
-// place only when complete.
-func writeFileAtomic(path string, fill func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("eval: create %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err = fill(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("eval: write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("eval: chmod %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("eval: close %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("eval: rename into %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"github.com/neardup/neardup/internal/jsonstr"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -197,7 +198,7 @@ func (g *generator) render(buf, tmp []byte, r *rand.Rand, l lang, toks []token, 
 		s = strings.ToLower(s)
 	}
 	tmp = append(tmp[:0], s...)
-	return appendJSONString(buf, tmp), tmp
+	return jsonstr.AppendEscaped(buf, tmp), tmp
 }
 
 // Separators: index 0 raw, index 1 JSON-escaped.

@@ -12,13 +12,11 @@
 package gen
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
+	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -150,8 +148,8 @@ func Run(o Options, log io.Writer) error {
 		return err
 	}
 	var s Summary
-	err := writeAtomic(o.Output, func(docs io.Writer) error {
-		return writeAtomic(o.TruthPath(), func(truth io.Writer) error {
+	err := atomicfile.Write(o.Output, func(docs io.Writer) error {
+		return atomicfile.Write(o.TruthPath(), func(truth io.Writer) error {
 			var err error
 			s, err = Generate(o, docs, truth)
 			return err
@@ -163,39 +161,6 @@ func Run(o Options, log io.Writer) error {
 	_, err = fmt.Fprintf(log, "gen: wrote %d documents (%d originals, %d planted duplicates in %d clusters, %d bytes) to %s; truth in %s\n",
 		s.Documents, s.Originals, s.Duplicates, s.Clusters, s.Bytes, o.Output, o.TruthPath())
 	return err
-}
-
-// writeAtomic writes path through fill under a temporary name in the same folder
-// and renames it into place only if everything succeeded.
-func writeAtomic(path string, fill func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("gen: create %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = fill(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("gen: write %s: %w", path, err)
-	}
-	// CreateTemp makes the file private; a corpus is an ordinary output file.
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("gen: chmod %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("gen: close %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("gen: rename into %s: %w", path, err)
-	}
-	return nil
 }
 
 // Seed-stream salts: every document uses PCG(seed, index); the plan and the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/neardup/neardup/internal/jsonstr"
 	"io"
 	"math"
 	"os"
@@ -238,7 +239,7 @@ func TestLengthsAndScripts(t *testing.T) {
 
 func TestAppendJSONString(t *testing.T) {
 	in := "a\"b\\c\n\t\r\x01\x1f é 中文 </script>"
-	line := `"` + string(appendJSONString(nil, []byte(in))) + `"`
+	line := `"` + string(jsonstr.AppendEscaped(nil, []byte(in))) + `"`
 	var out string
 	require.NoError(t, json.Unmarshal([]byte(line), &out))
 	assert.Equal(t, in, out)
@@ -321,13 +322,13 @@ func TestRenderedPiecesNeedNoEscaping(t *testing.T) {
 	for l := range numLangs {
 		for _, s := range append(append(append([]string{}, boilerplate[l].headers...), boilerplate[l].footers...),
 			append(g.vocabs[l].words, g.vocabs[l].caps...)...) {
-			require.Equal(t, s, string(appendJSONString(nil, []byte(s))))
+			require.Equal(t, s, string(jsonstr.AppendEscaped(nil, []byte(s))))
 		}
 		for _, p := range asciiPunct {
-			require.Equal(t, p, string(appendJSONString(nil, []byte(p))))
+			require.Equal(t, p, string(jsonstr.AppendEscaped(nil, []byte(p))))
 		}
 		for _, p := range cjkPunct {
-			require.Equal(t, p, string(appendJSONString(nil, []byte(p))))
+			require.Equal(t, p, string(jsonstr.AppendEscaped(nil, []byte(p))))
 		}
 	}
 }

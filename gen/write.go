@@ -169,32 +169,3 @@ func (g *generator) writeTruth(out io.Writer) error {
 	}
 	return nil
 }
-
-// appendJSONString appends s JSON-escaped (without quotes). Only '"', '\\' and
-// control characters need escaping; everything else, non-ASCII included, is valid
-// as is in UTF-8 JSON. The generator only produces valid UTF-8.
-func appendJSONString(buf, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	last := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, s[last:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		}
-		last = i + 1
-	}
-	return append(buf, s[last:]...)
-}

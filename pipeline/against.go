@@ -83,13 +83,13 @@ func externalID(id string) string {
 	return id
 }
 
-// DocHashes is Hashes for a Doc: an indexed document brings its stored hashes (already
+// docHashes is sh.Hashes for a Doc: an indexed document brings its stored hashes (already
 // capped when the index was built with the same --max-shingles).
-func (s *Shingler) DocHashes(d record.Doc) ([]uint64, bool) {
+func docHashes(sh *Shingler, d record.Doc) ([]uint64, bool) {
 	if idClass(d.ID) == classIndexed {
 		return d.Shingles, false
 	}
-	return s.Hashes(d.Text)
+	return sh.Hashes(d.Text)
 }
 
 // IndexParams are the parameters an index built or used with this configuration records.
@@ -170,21 +170,27 @@ func (c *Config) renamedFiles() map[string]int {
 // rows of an index shard file.
 func (f *rereadFn) read(ctx context.Context, file string, reqs []ReadRequest, doc func(record.Doc)) error {
 	ord, ok := f.Renamed[file]
-	switch {
-	case ok && ord >= 0:
+	if ok && ord >= 0 {
 		rows := make([]int64, len(reqs))
 		for i, r := range reqs {
 			rows[i] = r.Line
 		}
 		return readIndexed(ctx, file, ord, rows, doc)
-	case ok:
-		source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
+	}
+	lines := make([]int64, 0, len(reqs))
+	for _, r := range reqs {
+		if len(lines) == 0 || lines[len(lines)-1] != r.Line {
+			lines = append(lines, r.Line)
+		}
+	}
+	if ok {
+		source.ReadLines(ctx, file, f.Source, lines, func(d record.Doc) {
 			d.ID = preferredPrefix + d.ID
 			doc(d)
-		}, func(record.Rejected) {})
-	default:
-		source.ReadFile(ctx, file, f.Source, doc, func(record.Rejected) {})
+		})
+		return nil
 	}
+	source.ReadLines(ctx, file, f.Source, lines, doc)
 	return nil
 }
 
@@ -239,7 +245,12 @@ type readIndexFn struct {
 	Featurize featurizeFn
 }
 
-func (f *readIndexFn) Setup() error { return f.Featurize.Setup() }
+func (f *readIndexFn) Setup() error {
+	f.Locate.Setup()
+	return f.Featurize.Setup()
+}
+
+func (f *readIndexFn) Teardown() { f.Featurize.Teardown() }
 
 func (f *readIndexFn) ProcessElement(ctx context.Context, ref shardRef, emitLoc func(int, locBatch), emitSet func(int, setBatch), emitBand func(int, bandBatch)) error {
 	var n int64
@@ -247,9 +258,12 @@ func (f *readIndexFn) ProcessElement(ctx context.Context, ref shardRef, emitLoc 
 		n++
 		d := record.Doc{ID: indexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
 		f.Locate.ProcessElement(d, emitLoc)
-		f.Featurize.ProcessElement(ctx, d, emitSet, emitBand)
+		f.Featurize.ProcessElement(d, emitSet, emitBand)
 		return nil
 	})
+	// Both batch their output: flush it while this element's emitters are valid.
+	f.Locate.FinishBundle(emitLoc)
+	f.Featurize.FinishBundle(ctx, emitSet, emitBand)
 	indexedDocuments.Inc(ctx, n)
 	return err
 }
@@ -266,11 +280,11 @@ func readIndexed(ctx context.Context, file string, ord int, rows []int64, doc fu
 // decisionOf is the Decision of an input document from its fate; indexes names the
 // --against indexes, so a removal by an indexed document names its index.
 func decisionOf(l IDLoc, ft Fate, clustered bool, indexes []string) record.Decision {
-	d := record.Decision{File: l.File, Line: l.Line, ID: externalID(l.ID), Cluster: externalID(l.ID)}
+	d := record.Decision{File: l.File, Line: l.Line, ID: externalID(l.ID), Cluster: externalID(l.ID), ClusterSize: 1}
 	if !clustered {
 		return d
 	}
-	d.Cluster, d.Removed = externalID(ft.Cluster), ft.Removed
+	d.Cluster, d.Removed, d.ClusterSize = externalID(ft.Cluster), ft.Removed, ft.Size
 	if ft.Removed {
 		d.Similarity = ft.Sim
 	}

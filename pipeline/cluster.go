@@ -136,7 +136,9 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBa
 			p := partOfString(ft.ID, f.Partitions)
 			byPart[p] = append(byPart[p], ft)
 		}
-		emitLine(label, line)
+		if line != "" {
+			emitLine(label, line)
+		}
 	}
 	for _, p := range sortedKeys(byPart) {
 		emitFates(p, fateBatch{byPart[p]})
@@ -154,12 +156,21 @@ type clusterLine struct {
 
 // keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
 // keeps that member (smallest-id) or the longest text, ties going to the smaller id.
+// Under a field policy it only labels the members: KeepByField decides once their field
+// values are read, and no line is returned.
 func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, label, line string, err error) {
 	slices.SortFunc(members, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	label, kept := members[0].ID, members[0]
 	// Ids sort by class (indexed, preferred, input; see against.go): the policy picks
 	// among the members of the best class only, and the first indexed member always wins.
-	if keep == KeepLongest && idClass(kept.ID) != classIndexed {
+	switch {
+	case IsKeepField(keep):
+		for _, m := range members {
+			fates = append(fates, Fate{ID: m.ID, Cluster: label, Sim: m.Sim, Size: int64(len(members))})
+		}
+		return fates, label, "", nil
+	case idClass(kept.ID) == classIndexed:
+	case keep == KeepLongest:
 		for _, m := range members[1:] {
 			if idClass(m.ID) != idClass(kept.ID) {
 				break
@@ -169,21 +180,27 @@ func keepOne(ctx context.Context, members []Member, keep string) (fates []Fate, 
 			}
 		}
 	}
+	return settle(ctx, members, label, kept.ID)
+}
+
+// settle records the decision for one cluster whose members are sorted by id: each
+// input member's fate, the cluster's counters and its clusters.jsonl line. Indexed
+// members are listed apart: they are never removed and are no input records to decide.
+func settle(ctx context.Context, members []Member, label, kept string) (fates []Fate, _, line string, err error) {
 	ids := make([]string, 0, len(members))
 	var indexed []string
 	for _, m := range members {
 		if idClass(m.ID) == classIndexed {
-			// An indexed document is never removed and is no input record to decide.
 			indexed = append(indexed, externalID(m.ID))
 			continue
 		}
 		ids = append(ids, externalID(m.ID))
-		fates = append(fates, Fate{ID: m.ID, Cluster: kept.ID, Removed: m.ID != kept.ID, Sim: m.Sim})
+		fates = append(fates, Fate{ID: m.ID, Cluster: kept, Removed: m.ID != kept, Sim: m.Sim, Size: int64(len(members))})
 	}
 	clustersTotal.Inc(ctx, 1)
 	clusterSizes.Update(ctx, int64(len(members)))
 	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
-	b, err := json.Marshal(clusterLine{Cluster: externalID(label), Size: len(ids), Kept: externalID(kept.ID), Members: ids, Indexed: indexed})
+	b, err := json.Marshal(clusterLine{Cluster: externalID(label), Size: len(ids), Kept: externalID(kept), Members: ids, Indexed: indexed})
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
 	}
@@ -247,7 +264,9 @@ func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, ite
 	for _, ft := range fates {
 		emitFates(partOfString(ft.ID, f.Partitions), fateBatch{[]Fate{ft}})
 	}
-	emitLine(label, line)
+	if line != "" {
+		emitLine(label, line)
+	}
 	return nil
 }
 

@@ -82,9 +82,12 @@ func TestCheckPairsVerifyModes(t *testing.T) {
 			in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
 			cfg := DefaultConfig()
 			cfg.Verify = mode
-			out := beam.ParDo(s, &checkPairsFn{Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: mode,
+			out, near := beam.ParDo2(s, &checkPairsFn{Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: mode,
 				Threshold: 0.8, Floor: cfg.estimateFloor()}, gather(s, appendHalves, in))
 			passert.Count(s, out, "verified batches", want)
+			if mode == VerifyExact {
+				passert.Equals(s, beam.ParDo(s, nearSummary, near), "false D1 D2 0.6667 bin 33")
+			}
 			require.NoError(t, ptest.Run(p))
 		})
 	}

@@ -264,12 +264,13 @@ func encodeFates(b fateBatch) []byte {
 		e.str(f.Cluster)
 		e.bool(f.Removed)
 		e.f64(f.Sim)
+		e.varint(f.Size)
 	})
 }
 
 func decodeFates(b []byte) (fateBatch, error) {
 	items, err := decodeAll(b, func(d *decoder) Fate {
-		return Fate{ID: d.str(), Cluster: d.str(), Removed: d.bool(), Sim: d.f64()}
+		return Fate{ID: d.str(), Cluster: d.str(), Removed: d.bool(), Sim: d.f64(), Size: d.varint()}
 	})
 	return fateBatch{items}, err
 }

@@ -7,9 +7,13 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/report"
+	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
@@ -54,6 +58,8 @@ type Config struct {
 	IDField   string
 	TextField string
 	Overwrite bool
+	// OnDamagedFile is DamagedFail or DamagedSkip (checks.go).
+	OnDamagedFile string
 
 	Normalize   normalize.Options
 	Shingle     shingle.Options
@@ -77,7 +83,17 @@ type Config struct {
 	CC         string // CCLocal or CCDistributed
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
-	Quiet      bool
+	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
+	// larger ones star edges, audited (see transforms/candidates).
+	BucketAllPairs int
+	Quiet          bool
+	// Warnings receives what the driver has to say about the output directory (a stale
+	// lock taken over, leftovers removed); nil: os.Stderr.
+	Warnings io.Writer
+
+	Mode           string // ModeDedup or ModeAnnotate
+	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
+	ReportClusters int    // clusters report.html samples
 
 	Against     []string // indexes to deduplicate against (--against); their documents win and are never removed
 	UpdateIndex bool     // add the kept documents to the one --against index as a new generation
@@ -92,6 +108,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Format:            "auto",
+		OnDamagedFile:     DamagedFail,
 		IDField:           "id",
 		TextField:         "text",
 		Shingle:           shingle.Options{Kind: shingle.Word, N: 5},
@@ -108,6 +125,10 @@ func DefaultConfig() Config {
 		CC:                CCLocal,
 		CCRounds:          12,
 		Partitions:        256,
+		BucketAllPairs:    candidates.DefaultMaxAll,
+		Mode:              ModeDedup,
+		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
+		ReportClusters:    report.DefaultClusters,
 	}
 }
 
@@ -141,10 +162,14 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--verify: must be exact, estimate or none, got %q", c.Verify))
 	}
-	switch c.Keep {
-	case KeepSmallestID, KeepLongest:
+	switch {
+	case c.Keep == KeepSmallestID, c.Keep == KeepLongest:
+	case IsKeepField(c.Keep):
+		if _, err := ParseKeepField(c.Keep); err != nil {
+			errs = append(errs, fmt.Errorf("--keep: %w", err))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("--keep: must be smallest-id or longest, got %q", c.Keep))
+		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
 	case CCLocal, CCDistributed:
@@ -160,12 +185,22 @@ func (c *Config) Validate() error {
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
 	}
+	if c.BucketAllPairs < 1 {
+		errs = append(errs, fmt.Errorf("--bucket-all-pairs: must be at least 1, got %d", c.BucketAllPairs))
+	}
+	if c.ReportClusters < 0 {
+		errs = append(errs, fmt.Errorf("--report-clusters: must be 0 or more, got %d", c.ReportClusters))
+	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))
+	}
+	if err := c.validateMode(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.IDField == "" || c.TextField == "" {
 		errs = append(errs, errors.New("--id-field/--text-field: must not be empty"))
 	}
+	errs = append(errs, c.checkChoices()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -11,45 +12,53 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/transforms/shingleset"
 )
 
 func init() {
 	register.DoFn2x0[record.Doc, func(int, locBatch)](&locateFn{})
 	register.Function4x1(checkUniqueIDs)
-	register.DoFn4x0[context.Context, record.Doc, func(int, setBatch), func(int, bandBatch)](&featurizeFn{})
+	register.DoFn3x0[record.Doc, func(int, setBatch), func(int, bandBatch)](&featurizeFn{})
 	register.DoFn4x0[context.Context, int, setBatch, func(int, edgeBatch)](&collapseFn{})
-	register.DoFn5x0[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch)](&bucketFn{})
 	register.Emitter2[int, locBatch]()
 	register.Emitter2[int, setBatch]()
 	register.Emitter2[int, bandBatch]()
 	register.Emitter2[int, edgeBatch]()
 	register.Emitter1[int]()
-	register.Iter1[int]()
 }
 
 var (
-	shinglesTotal    = beam.NewCounter(metricsNS, "shingles")
-	emptyDocuments   = beam.NewCounter(metricsNS, "empty_documents")
-	cappedDocuments  = beam.NewCounter(metricsNS, "capped_documents")
-	exactDuplicates  = beam.NewCounter(metricsNS, "exact_duplicates")
-	bucketsShared    = beam.NewCounter(metricsNS, "shared_buckets")
-	bucketEdgesTotal = beam.NewCounter(metricsNS, "bucket_edges")
-	shingleNanos     = beam.NewCounter(metricsNS, "shingle_nanos")
-	minhashNanos     = beam.NewCounter(metricsNS, "minhash_nanos")
-	lshNanos         = beam.NewCounter(metricsNS, "lsh_nanos")
+	shinglesTotal   = beam.NewCounter(metricsNS, "shingles")
+	emptyDocuments  = beam.NewCounter(metricsNS, "empty_documents")
+	cappedDocuments = beam.NewCounter(metricsNS, "capped_documents")
+	exactDuplicates = beam.NewCounter(metricsNS, "exact_duplicates")
+	shingleNanos    = beam.NewCounter(metricsNS, "shingle_nanos")
+	minhashNanos    = beam.NewCounter(metricsNS, "minhash_nanos")
 )
 
-// locateFn keys a document's position by its id's partition.
-type locateFn struct{ Partitions int }
+// locateFn keys a document's position by its id's partition, in batches per partition.
+type locateFn struct {
+	Partitions int
+
+	locs *batch.ByPartition[IDLoc]
+}
+
+func (f *locateFn) Setup() { f.locs = batch.New[IDLoc](f.Partitions, batchItems) }
 
 func (f *locateFn) ProcessElement(d record.Doc, emit func(int, locBatch)) {
 	progress.read.Add(1)
-	emit(partOfString(d.ID, f.Partitions), locBatch{[]IDLoc{{ID: d.ID, File: d.File, Line: d.Line}}})
+	f.locs.Add(partOfString(d.ID, f.Partitions), IDLoc{ID: d.ID, File: d.File, Line: d.Line},
+		func(p int, items []IDLoc) { emit(p, locBatch{items}) })
+}
+
+func (f *locateFn) FinishBundle(emit func(int, locBatch)) {
+	f.locs.Flush(func(p int, items []IDLoc) { emit(p, locBatch{items}) })
 }
 
 // checkUniqueIDs sorts a partition's locations by id and fails the run when two records
@@ -65,7 +74,7 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 			if cmp.Or(cmp.Compare(b.File, a.File), cmp.Compare(b.Line, a.Line)) < 0 {
 				first, second = b, a
 			}
-			return fmt.Errorf("duplicate id %q: %s:%d and %s:%d (ids must be unique; drop --id-field to generate ids from file:line)",
+			return fmt.Errorf("duplicate id %q: %s:%d and %s:%d (ids must be unique: remove or rename one of them, or name a unique field with --id-field; a record whose id field is missing or empty gets the id FILE:LINE)",
 				a.ID, first.File, first.Line, second.File, second.Line)
 		}
 	}
@@ -73,52 +82,38 @@ func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(i
 	return nil
 }
 
-// Shingler turns a text into its shingle-hash set exactly as every stage must: the
-// featurizing pass, the verification re-read and the CLI's compare and sign share it.
-type Shingler struct {
-	opts        shingle.Options
-	norm        normalize.Options
-	sum         func([]byte) uint64
-	maxShingles int
+// Shingler and ShingleConfig live in transforms/shingleset, shared with the report.
+type (
+	Shingler      = shingleset.Shingler
+	ShingleConfig = shingleset.Config
+)
+
+// features is what featurizing one document yields for the later stages.
+type features struct {
+	set                        SetKey
+	bandKeys                   []uint64
+	shingles                   int64
+	capped                     bool
+	shingleNanos, minhashNanos int64
 }
 
-// Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
-func (s *Shingler) Hashes(text string) ([]uint64, bool) {
-	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
-	if s.maxShingles > 0 && len(h) > s.maxShingles {
-		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
-		// two capped sets still estimates the full sets' without bias, while a 50 MB
-		// document shuffles and compares no more than any other.
-		return slices.Clip(h[:s.maxShingles]), true
+// featurize normalizes, shingles, hashes, signs and bands one document. sig is the
+// caller's scratch signature (len num_perm); the result does not keep it.
+func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, d record.Doc) features {
+	start := time.Now()
+	hashes, capped := docHashes(sh, d)
+	r := features{capped: capped, shingles: int64(len(hashes))}
+	r.set = SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
+		Length: int64(utf8.RuneCountInString(d.Text))}
+	signStart := time.Now()
+	r.shingleNanos = int64(signStart.Sub(start))
+	signer.SignInto(sig, hashes)
+	r.bandKeys = make([]uint64, bands)
+	for band := range r.bandKeys {
+		r.bandKeys[band] = lsh.BandKey(sig, band, rows)
 	}
-	return h, false
-}
-
-// ShingleConfig is what every stage that shingles needs to know, in fields a DoFn can
-// carry.
-type ShingleConfig struct {
-	Kind        string
-	N           int
-	StripPunct  bool
-	Hash        string
-	MaxShingles int
-}
-
-// Shingler validates the configuration and builds its Shingler.
-func (c ShingleConfig) Shingler() (*Shingler, error) {
-	k, err := shingle.ParseKind(c.Kind)
-	if err != nil {
-		return nil, err
-	}
-	h, err := minhash.ParseHashFunc(c.Hash)
-	if err != nil {
-		return nil, err
-	}
-	opts := shingle.Options{Kind: k, N: c.N}
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Sum64, maxShingles: c.MaxShingles}, nil
+	r.minhashNanos = int64(time.Since(signStart))
+	return r
 }
 
 // featurizeFn turns a document into what the later stages need, in one pass: normalize,
@@ -126,6 +121,10 @@ func (c ShingleConfig) Shingler() (*Shingler, error) {
 // exact duplicates meet) and one entry per band to the band key's partition (where
 // candidates meet). The shingle set itself is not kept: verification re-reads the few
 // candidates it needs, which costs far less than shuffling every document's set.
+//
+// The work runs on a pool of one goroutine per core (a one-file corpus is one bundle
+// on Prism, so this is what keeps every core busy) and the results come back in input
+// order; they are emitted in batches per partition, not one element per band.
 type featurizeFn struct {
 	Shingle    ShingleConfig
 	Scheme     string
@@ -135,46 +134,83 @@ type featurizeFn struct {
 	Rows       int
 	Partitions int
 
-	sh     *Shingler
-	signer *minhash.Signer
-	sig    []uint64
+	pool  *ordered.Pool[record.Doc, features]
+	sets  *batch.ByPartition[SetKey]
+	bands *batch.ByPartition[BandEntry]
+	count featureCounts // the bundle's counter sums
 }
 
+// featureCounts sums counters over a bundle: one Inc per bundle, not per document.
+type featureCounts struct{ shingles, capped, empty, shingleNanos, minhashNanos int64 }
+
 func (f *featurizeFn) Setup() error {
-	var err error
-	if f.sh, err = f.Shingle.Shingler(); err != nil {
+	sh, err := f.Shingle.Shingler()
+	if err != nil {
 		return err
 	}
-	f.signer, err = minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
-	f.sig = make([]uint64, f.NumPerm)
-	return err
+	signer, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
+	if err != nil {
+		return err
+	}
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
+		sig := make([]uint64, f.NumPerm)
+		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, d) }
+	})
+	f.sets = batch.New[SetKey](f.Partitions, batchItems)
+	f.bands = batch.New[BandEntry](f.Partitions, batchItems)
+	return nil
 }
+
+func (f *featurizeFn) Teardown() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
+}
+
+// featurizeChunk documents go to a worker at a time; batchItems items make one emitted
+// element at most.
+const (
+	featurizeChunk = 64
+	batchItems     = 4096
+)
 
 // checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
 const checkSeed = 0x6e656172647570
 
-func (f *featurizeFn) ProcessElement(ctx context.Context, d record.Doc, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
-	start := time.Now()
-	hashes, capped := f.sh.DocHashes(d)
-	if capped {
-		cappedDocuments.Inc(ctx, 1)
-	}
-	shinglesTotal.Inc(ctx, int64(len(hashes)))
-	if len(hashes) == 0 {
-		emptyDocuments.Inc(ctx, 1)
-	}
-	length := int64(utf8.RuneCountInString(d.Text))
-	key := SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID, Length: length}
-	emitSet(partOfHash(key.Hash, f.Partitions), setBatch{[]SetKey{key}})
-	signStart := time.Now()
-	shingleNanos.Inc(ctx, int64(signStart.Sub(start)))
+func (f *featurizeFn) ProcessElement(d record.Doc, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
+	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand) })
+}
 
-	f.signer.SignInto(f.sig, hashes)
-	for band := 0; band < f.Bands; band++ {
-		bk := lsh.BandKey(f.sig, band, f.Rows)
-		emitBand(partOfHash(bk, f.Partitions), bandBatch{[]BandEntry{{Key: bk, Set: key.Hash, Chk: key.Check, ID: d.ID}}})
+func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
+	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
+	f.sets.Flush(func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
+	f.bands.Flush(func(p int, items []BandEntry) { emitBand(p, bandBatch{items}) })
+	c := f.count
+	cappedDocuments.Inc(ctx, c.capped)
+	shinglesTotal.Inc(ctx, c.shingles)
+	emptyDocuments.Inc(ctx, c.empty)
+	shingleNanos.Inc(ctx, c.shingleNanos)
+	minhashNanos.Inc(ctx, c.minhashNanos)
+	f.count = featureCounts{}
+}
+
+// collect adds one document's results to the bundle's batches and counter sums.
+func (f *featurizeFn) collect(r features, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
+	key := r.set
+	f.sets.Add(partOfHash(key.Hash, f.Partitions), key, func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
+	for _, bk := range r.bandKeys {
+		f.bands.Add(partOfHash(bk, f.Partitions), BandEntry{Key: bk, Set: key.Hash, Chk: key.Check, ID: key.ID},
+			func(p int, items []BandEntry) { emitBand(p, bandBatch{items}) })
 	}
-	minhashNanos.Inc(ctx, int64(time.Since(signStart)))
+	if r.capped {
+		f.count.capped++
+	}
+	if r.shingles == 0 {
+		f.count.empty++
+	}
+	f.count.shingles += r.shingles
+	f.count.shingleNanos += r.shingleNanos
+	f.count.minhashNanos += r.minhashNanos
 	progress.stage.Store("shingle+minhash")
 	progress.shingled.Add(1)
 }
@@ -203,57 +239,6 @@ func (collapseFn) ProcessElement(ctx context.Context, _ int, batch setBatch, emi
 		exactDuplicates.Inc(ctx, int64(len(edges)))
 		emitEdges(0, edgeBatch{edges})
 	}
-}
-
-// bucketFn emits star edges from each bucket's smallest id to every other member: k-1
-// candidates for k members, never k². The hub must be the smallest id, not whichever
-// member arrives first, or the candidate set (and so the clusters) would depend on the
-// runner's ordering. Of several members with one shingle set only the smallest id takes
-// part: collapse already joined the others to it. The id check is a side input it never
-// reads (see checkUniqueIDs): no candidate exists before ids are known to be unique.
-type bucketFn struct{ Partitions int }
-
-func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool, emit func(int, edgeBatch)) {
-	start := time.Now()
-	entries := batch.Items
-	slices.SortFunc(entries, func(a, b BandEntry) int {
-		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Set, b.Set), cmp.Compare(a.Chk, b.Chk), cmp.Compare(a.ID, b.ID))
-	})
-	byPart := map[int][]Edge{}
-	var members []string
-	for i := 0; i < len(entries); {
-		j := i + 1
-		for j < len(entries) && entries[j].Key == entries[i].Key {
-			j++
-		}
-		members = members[:0]
-		hub := 0
-		for k := i; k < j; k++ {
-			if k > i && entries[k].Set == entries[k-1].Set && entries[k].Chk == entries[k-1].Chk {
-				continue
-			}
-			if len(members) > 0 && entries[k].ID < members[hub] {
-				hub = len(members)
-			}
-			members = append(members, entries[k].ID)
-		}
-		if len(members) > 1 {
-			bucketsShared.Inc(ctx, 1)
-			bucketEdgesTotal.Inc(ctx, int64(len(members)-1))
-			p := partOfString(members[hub], f.Partitions)
-			for k, id := range members {
-				if k != hub {
-					byPart[p] = append(byPart[p], Edge{U: members[hub], V: id})
-				}
-			}
-		}
-		i = j
-	}
-	for _, p := range sortedKeys(byPart) {
-		emit(p, edgeBatch{byPart[p]})
-	}
-	lshNanos.Inc(ctx, int64(time.Since(start)))
-	progress.stage.Store("lsh")
 }
 
 func sortedKeys[V any](m map[int]V) []int {

@@ -10,6 +10,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/report"
 )
 
 type seedMeta struct {
@@ -59,7 +61,7 @@ func TestSeedCorpusParquet(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", ClustersFile, StatsFile}, names)
+	assert.ElementsMatch(t, []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile}, names)
 
 	kept, err := parquet.ReadFile[seedRow](filepath.Join(cfg.Output, "kept.parquet"))
 	require.NoError(t, err)

@@ -29,12 +29,15 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	s2 := s.Scope("CollapseExactDuplicates")
 	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
 
-	s3 := s.Scope("LSHBuckets")
-	candidates := beam.ParDo(s3, &bucketFn{Partitions: cfg.Partitions}, gather(s3, appendBandEntries, bands),
-		beam.SideInput{Input: idCheck})
+	candidates, stars := LSHBuckets(s, bands, idCheck, cfg)
 
-	verified := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	writeSimilarities(s, near, tempDir, cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
+	if IsKeepField(cfg.Keep) {
+		fates, lines = KeepByField(s, locs, fates, cfg)
+	}
+	AuditBuckets(s, stars, fates, cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates))
 	if cfg.UpdateIndex {
@@ -53,9 +56,14 @@ func (c *Config) shingleConfig() ShingleConfig {
 }
 
 func (c *Config) sourceConfig() source.Config {
-	return source.Config{Patterns: c.Inputs, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	return source.Config{Patterns: c.Inputs, Format: c.Format, IDField: c.IDField, TextField: c.TextField,
+		FailOnDamage: c.OnDamagedFile != DamagedSkip}
 }
 
 func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
-	return sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	if c.Mode == ModeAnnotate {
+		w.Annotate = c.AnnotatePrefix
+	}
+	return w
 }

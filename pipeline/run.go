@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/report"
 )
 
 // Run executes the dedup job on the runner named by Beam's --runner flag (Prism when
@@ -22,7 +23,7 @@ import (
 // not nil, receives a progress line while the job runs.
 func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, UsageError{err}
 	}
 	if err := cfg.OpenIndexes(ctx); err != nil {
 		return nil, err
@@ -30,25 +31,36 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if *jobopts.Async {
 		// Outputs are committed when the job has finished; an asynchronous submission
 		// would commit files the job has not written yet.
-		return nil, fmt.Errorf("--async is not supported: neardup waits for the job to finish to check and commit its outputs")
+		return nil, UsageError{fmt.Errorf("--async is not supported: neardup waits for the job to finish to check and commit its outputs")}
 	}
 	start := time.Now()
 	inputs, err := source.Files(ctx, cfg.sourceConfig())
 	if err != nil {
-		return nil, err
+		return nil, UsageError{fmt.Errorf("--input: %w", err)}
 	}
 	if cfg.Format, err = source.OutputFormat(inputs, cfg.Format); err != nil {
+		return nil, UsageError{fmt.Errorf("--input: %w", err)}
+	}
+	if err := cfg.checkFormat(); err != nil {
+		return nil, UsageError{err}
+	}
+	names := append(cfg.outputNames(), ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile)
+	dir, err := openRunDir(ctx, cfg.Output)
+	if err != nil {
 		return nil, err
 	}
-	names := append(sink.OutputNames(cfg.Format), ClustersFile, StatsFile)
+	for _, n := range dir.Notes {
+		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", n)
+	}
 	if !cfg.Overwrite {
 		for _, n := range names {
 			if exists(ctx, files.Join(cfg.Output, n)) {
-				return nil, fmt.Errorf("--output %s already holds %s from an earlier run; pass --overwrite to replace it", cfg.Output, n)
+				dir.abort(ctx)
+				return nil, UsageError{fmt.Errorf("--output %s already holds %s from an earlier run; pass --overwrite to replace it", cfg.Output, n)}
 			}
 		}
 	}
-	tempDir := sink.NewTempDir(cfg.Output)
+	tempDir := dir.tmp
 
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, &cfg, inputs, tempDir)
@@ -65,22 +77,28 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		<-done
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dedup pipeline failed (nothing was written to %s): %w", cfg.Output, err)
+		return nil, dir.failed(ctx, jobError(err))
 	}
 
 	st := newStats(&cfg, inputs, res, time.Since(start))
 	if err := st.check(); err != nil {
-		return st, err
+		return st, dir.failed(ctx, err.Error())
+	}
+	if err := st.addDamaged(ctx, files.Join(tempDir, sink.Rejected)); err != nil {
+		return st, dir.failed(ctx, err.Error())
 	}
 	if err := writeJSON(ctx, files.Join(tempDir, StatsFile), st); err != nil {
-		return st, err
+		return st, dir.failed(ctx, err.Error())
+	}
+	if names, err = writeReport(ctx, &cfg, tempDir, st, names); err != nil {
+		return st, dir.failed(ctx, err.Error())
 	}
 	commitIndex, err := cfg.indexCommit(ctx, tempDir)
 	if err != nil {
-		return st, err
+		return st, dir.failed(ctx, err.Error())
 	}
-	if err := sink.Commit(ctx, tempDir, cfg.Output, names); err != nil {
-		return st, fmt.Errorf("commit outputs to %s: %w", cfg.Output, err)
+	if err := dir.commit(ctx, names); err != nil {
+		return st, dir.failed(ctx, err.Error())
 	}
 	if err := commitIndex(); err != nil {
 		return st, fmt.Errorf("outputs are in %s, but the index was not updated: %w", cfg.Output, err)

@@ -21,6 +21,10 @@ type Stats struct {
 	LargestCluster      int64            `json:"largest_cluster"`
 	ClusterSizes        map[string]int64 `json:"cluster_sizes"`
 	Warnings            []string         `json:"warnings"`
+	// DamagedFiles and RecordsAfterDamage ("unknown") are set when inputs broke mid-way
+	// under --on-damaged-file skip (damaged.go).
+	DamagedFiles       []DamagedFile `json:"damaged_files,omitempty"`
+	RecordsAfterDamage string        `json:"records_after_damage,omitempty"`
 
 	unchecked bool               // no metrics: check cannot hold the run to the accounting rule
 	Detection map[string]float64 `json:"detection_probability"`
@@ -43,9 +47,14 @@ type Parameters struct {
 	Verify     string  `json:"verify"`
 	Keep       string  `json:"keep"`
 	Partitions int     `json:"partitions"`
+	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
+	BucketAllPairs int `json:"bucket_all_pairs"`
 	// EstimateFloor is the estimate below which --verify exact skips a candidate.
 	EstimateFloor float64 `json:"estimate_floor"`
 	MaxShingles   int     `json:"max_shingles"`
+	// The fields the records were read by (the report finds the texts with them).
+	IDField   string `json:"id_field"`
+	TextField string `json:"text_field"`
 }
 
 // CCStats reports connected components' rounds and convergence.
@@ -66,8 +75,9 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 // countNames are the counters copied into stats.json, in the order a reader follows the
 // pipeline; counters never incremented are reported as 0.
 var countNames = []string{
-	"documents_read", "indexed_documents", "records_rejected", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
-	"exact_duplicates", "shared_buckets", "bucket_edges", "candidate_pairs",
+	"documents_read", "indexed_documents", "records_rejected", "damaged_files", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
+	"input_ranges", "unsplittable_files",
+	"exact_duplicates", "shared_buckets", "bucket_edges", "star_buckets", "unresolved_bucket_pairs", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
 	"output_kept", "output_removed", "output_rejected",
 }
@@ -78,8 +88,8 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
-			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, EstimateFloor: cfg.estimateFloor(),
-			MaxShingles: cfg.MaxShingles,
+			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs, EstimateFloor: cfg.estimateFloor(),
+			MaxShingles: cfg.MaxShingles, IDField: cfg.IDField, TextField: cfg.TextField,
 		},
 		Inputs:       inputs,
 		Counts:       map[string]int64{},
@@ -139,6 +149,12 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 				"if they are not all copies of one page, chained near-duplicates are merging unrelated documents: "+
 				"raise --threshold or look at the cluster in clusters.jsonl",
 			st.LargestCluster, n, 100*float64(st.LargestCluster)/float64(n), cfg.GiantClusterShare))
+	}
+	if n := st.Counts["unresolved_bucket_pairs"]; n > 0 {
+		st.Warnings = append(st.Warnings, fmt.Sprintf(
+			"%d pairs that shared one of %d LSH buckets larger than --bucket-all-pairs %d were neither compared nor clustered together: "+
+				"some may be duplicates left in the output; raise --bucket-all-pairs to check them",
+			n, st.Counts["star_buckets"], cfg.BucketAllPairs))
 	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)

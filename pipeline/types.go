@@ -59,6 +59,7 @@ type Fate struct {
 	Cluster string  // id of the kept member
 	Removed bool    //
 	Sim     float64 // best similarity to a verified neighbour
+	Size    int64   // members in the cluster
 }
 
 // Member is a clustered document as the keep policy sees it.

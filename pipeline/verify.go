@@ -23,7 +23,7 @@ func init() {
 	register.DoFn4x1[context.Context, string, readBatch, func(int, halfBatch), error](&rereadFn{})
 	register.Emitter2[string, readBatch]()
 	register.Iter1[locBatch]()
-	register.DoFn4x1[context.Context, int, halfBatch, func(int, edgeBatch), error](&checkPairsFn{})
+	register.DoFn5x1[context.Context, int, halfBatch, func(int, edgeBatch), func(nearBatch), error](&checkPairsFn{})
 	register.Iter1[halfBatch]()
 	register.Emitter2[int, halfBatch]()
 }
@@ -40,15 +40,15 @@ var (
 // shingle sets (shuffling every set would cost more than all else together), so each
 // distinct candidate pair finds its two ends' input lines through locs, every input file
 // with candidates is read again to shingle just those lines, and the two halves meet in
-// the pair's partition, where the pair is decided. The result is the verified edges, all
-// under key 0.
-func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) beam.PCollection {
+// the pair's partition, where the pair is decided. The results are the verified edges, all
+// under key 0, and PCollection<nearBatch>, the similarities for SimilaritiesFile.
+func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) (verified, near beam.PCollection) {
 	s = s.Scope("Verify")
 	requests := beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
 	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions, Renamed: cfg.renamedFiles()},
 		beam.CombinePerKey(s, appendReads, byFile))
-	return beam.ParDo(s, &checkPairsFn{
+	return beam.ParDo2(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
 		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(),
 	}, gather(s, appendHalves, halves))
@@ -138,7 +138,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		if next == len(reqs) || reqs[next].Line != d.Line {
 			return
 		}
-		hashes, _ := f.sh.DocHashes(d)
+		hashes, _ := docHashes(f.sh, d)
 		length := int64(utf8.RuneCountInString(d.Text))
 		for ; next < len(reqs) && reqs[next].Line == d.Line; next++ {
 			r := reqs[next]
@@ -183,8 +183,9 @@ func (f *checkPairsFn) Setup() error {
 	return err
 }
 
-func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch)) error {
+func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
 	start := time.Now()
+	near := newNearBatch()
 	halves := batch.Items
 	slices.SortFunc(halves, func(a, b Half) int {
 		return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V), cmp.Compare(a.Node, b.Node))
@@ -209,26 +210,32 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatc
 		case VerifyEstimate:
 			if est < f.Threshold {
 				falseCandidates.Inc(ctx, 1)
+				near.add(Edge{U: u.U, V: u.V, Sim: est}, false)
 				continue
 			}
 		default:
+			// The exact value of a pair the estimate drops is computed anyway, for
+			// SimilaritiesFile: a merge of two sets already in hand, cheap beside the
+			// re-read and the signing that brought them here.
+			sim = verify.Jaccard(u.Hashes, v.Hashes)
 			if est < f.Floor {
 				estimateDropped.Inc(ctx, 1)
-				falseCandidates.Inc(ctx, 1)
-				continue
 			}
-			sim = verify.Jaccard(u.Hashes, v.Hashes)
-			if sim < f.Threshold {
+			if est < f.Floor || sim < f.Threshold {
 				falseCandidates.Inc(ctx, 1)
+				near.add(Edge{U: u.U, V: u.V, Sim: sim}, false)
 				continue
 			}
 		}
 		verifiedPairs.Inc(ctx, 1)
 		out = append(out, Edge{U: u.U, V: u.V, Sim: sim, ULen: u.Length, VLen: v.Length})
+		near.add(Edge{U: u.U, V: u.V, Sim: sim}, true)
 	}
 	if len(out) > 0 {
 		emit(0, edgeBatch{out})
 	}
+	near.trim()
+	emitNear(near)
 	verifyNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("verify")
 	return nil

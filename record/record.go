@@ -25,11 +25,12 @@ type Rejected struct {
 
 // Decision is the fate of one Doc: kept, or removed as a duplicate of Cluster.
 type Decision struct {
-	File       string
-	Line       int64
-	ID         string
-	Removed    bool
-	Cluster    string  // the id labelling the Doc's cluster (its smallest member id); ID itself for singletons
-	Similarity float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
-	Index      string  // removed docs whose Cluster is an indexed document: that index (--against)
+	File        string
+	Line        int64
+	ID          string
+	Removed     bool
+	Cluster     string  // the id labelling the Doc's cluster (its smallest member id); ID itself for singletons
+	Similarity  float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
+	ClusterSize int64   // members of the Doc's cluster; 1 for singletons
+	Index       string  // removed docs whose Cluster is an indexed document: that index (--against)
 }

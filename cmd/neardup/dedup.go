@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -16,10 +17,10 @@ import (
 // --environment_type, --project, ...), which live on the global flag set.
 func runDedup(args []string, stdout, stderr io.Writer) error {
 	cfg := pipeline.DefaultConfig()
-	fs := flag.CommandLine
+	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	var inputs inputFlag
-	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; .gz/.zst decompressed")
-	fs.StringVar(&cfg.Output, "output", "", "output directory (local or gs://)")
+	fs.Var(&inputs, "input", "input file or glob (local, gs:// or s3://); repeatable; .gz/.zst decompressed")
+	fs.StringVar(&cfg.Output, "output", "", "output directory (local, gs:// or s3://)")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl, text (one document per line) or parquet")
 	fs.StringVar(&cfg.IDField, "id-field", cfg.IDField, "JSON field holding the document id (missing: FILE:LINE is used)")
 	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
@@ -28,24 +29,34 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	lshFlags(fs, &cfg)
 	againstFlags(fs, &cfg)
 	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
-	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id or longest")
+	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id, longest, or field:NAME:max|min (the largest/smallest value of a top-level field; missing loses, ties: smallest id)")
+	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "dedup (write kept and removed records) or annotate (write every record to annotated.jsonl/.parquet with its cluster fields added)")
+	fs.StringVar(&cfg.AnnotatePrefix, "annotate-prefix", cfg.AnnotatePrefix, "--mode annotate: prefix of the added fields (PREFIXcluster__, PREFIXcluster_size__, PREFIXduplicate__, PREFIXsimilarity__)")
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
+	fs.IntVar(&cfg.BucketAllPairs, "bucket-all-pairs", cfg.BucketAllPairs, "LSH buckets of up to this many distinct sets give all their pairs (exact); larger ones star edges, whose unchecked pairs stats.json counts")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
-	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]\n\nneardup and Apache Beam flags:")
-		fs.PrintDefaults()
-	}
-	fs.Init("dedup", flag.ContinueOnError)
-	if err := parseFlags(fs, args); err != nil {
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only the result line, warnings and errors")
+	fs.StringVar(&cfg.OnDamagedFile, "on-damaged-file", cfg.OnDamagedFile, "an input whose stream breaks mid-way (truncated or corrupt .gz/.zst, bad Parquet page, failed gs:// read): fail (stop the run) or skip (keep what was read before the break, list the file in rejected.jsonl and stats.json)")
+	fs.IntVar(&cfg.ReportClusters, "report-clusters", cfg.ReportClusters, "clusters report.html shows side by side (the largest fifth, then a seeded random sample)")
+	memory := fs.String("memory", "", "memory budget of this process, e.g. 8GB (default: 3/4 of the machine's or container's memory); the Go garbage collector works harder as it is approached")
+	if err := parseWithBeam(fs, args, stdout, "usage: neardup dedup --input GLOB [--input GLOB...] --output DIR [flags]"); err != nil {
 		return err
 	}
-	cfg.Inputs = append(inputs, fs.Args()...)
+	cfg.Inputs = inputs
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
+	budget := int64(0)
+	if *memory != "" {
+		b, err := memlimit.Parse(*memory)
+		if err != nil {
+			return usageError{fmt.Errorf("--memory: %w", err)}
+		}
+		budget = b
+	}
+	memlimit.Apply(budget)
 	beam.Init()
 
 	var progress io.Writer

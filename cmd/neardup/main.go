@@ -27,10 +27,14 @@ var verbs = []verb{
 	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},
 	{"gen", "write a deterministic synthetic corpus with planted near-duplicates and their truth clusters", runGen},
 	{"baseline", "find every pair with exact Jaccard >= threshold (prefix-filter similarity join)", runBaseline},
+	{"report", "rewrite report.html, the page to look at a run, from a dedup output directory", runReport},
 	{"eval", "score a dedup result against planted clusters and the exact baseline", runEval},
 }
 
 func main() {
+	if len(os.Args) >= 2 && topLevelHelp(os.Args[1:], os.Stdout) {
+		return
+	}
 	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
 		// A Beam worker is started as the bare binary with --worker and friends.
 		flag.Parse()
@@ -53,15 +57,15 @@ func main() {
 	for _, v := range verbs {
 		if v.name == name {
 			if err := v.run(args, os.Stdout, os.Stderr); err != nil {
-				if err != flag.ErrHelp {
-					fmt.Fprintf(os.Stderr, "neardup %s: %v\n", name, err)
+				if err != flag.ErrHelp && err != errHelpShown {
+					printError(os.Stderr, name, err)
 				}
 				exit(exitCode(err))
 			}
 			return
 		}
 	}
-	if name == "help" {
+	if name == "help" || name == "--help" {
 		usage(os.Stdout)
 		return
 	}
@@ -77,7 +81,10 @@ type usageError struct{ error }
 func (e usageError) Unwrap() error { return e.error }
 
 func exitCode(err error) int {
-	if _, ok := err.(usageError); ok || err == flag.ErrHelp {
+	switch {
+	case err == flag.ErrHelp || err == errHelpShown:
+		return 0
+	case isUsage(err):
 		return 2
 	}
 	return 1
@@ -88,5 +95,5 @@ func usage(w io.Writer) {
 	for _, v := range verbs {
 		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'neardup <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'neardup <command> --help' for a command's flags.\n"+beamPointer)
 }

@@ -66,7 +66,7 @@ func Expand(ctx context.Context, patterns []string) ([]string, error) {
 			return nil, fmt.Errorf("expand %q: %w", p, err)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("expand %q: pattern matches no files", p)
+			return nil, noMatchError(ctx, p)
 		}
 		out = append(out, matches...)
 	}
@@ -139,7 +139,8 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	}
 	rc := &readCloser{path: path, closers: []io.Closer{raw, fs}}
 	// A large buffer keeps remote reads (gs://) from turning into many small requests.
-	br := bufio.NewReaderSize(raw, 1<<20)
+	br := &countingReader{br: bufio.NewReaderSize(raw, 1<<20)}
+	rc.count = br
 	switch Compression(path) {
 	case "gzip":
 		zr, err := gzip.NewReader(br)
@@ -150,6 +151,10 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 		rc.r = zr
 		rc.closers = append([]io.Closer{zr}, rc.closers...)
 	case "zstd":
+		if err := checkNotEmpty(br); err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("open %s: zstd: %w", path, err)
+		}
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			rc.Close()
@@ -166,6 +171,7 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 
 type readCloser struct {
 	path    string
+	count   *countingReader
 	r       io.Reader
 	closers []io.Closer // innermost first
 	closed  bool
@@ -174,7 +180,7 @@ type readCloser struct {
 func (c *readCloser) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("read %s: %w", c.path, err)
+		err = &ReadError{Path: c.path, Offset: c.count.n, Err: err}
 	}
 	return n, err
 }

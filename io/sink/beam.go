@@ -21,6 +21,7 @@ var (
 func init() {
 	register.Function1x2(keyDecision)
 	register.Function1x2(keyRejected)
+	register.Function1x2(keyAnnotated)
 	register.DoFn3x2[context.Context, string, func(*entry) bool, part, error](&writePartFn{})
 	register.DoFn3x1[context.Context, []byte, func(*part) bool, error](&concatFn{})
 	register.Iter1[entry]()
@@ -46,13 +47,18 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 		panic(fmt.Sprintf("sink.Write: WriteConfig.Format is %q; want the resolved format, %q, %q or %q (source.OutputFormat)",
 			cfg.Format, source.FormatJSONL, source.FormatText, source.FormatParquet))
 	}
-	d := beam.ParDo(s, keyDecision, decisions)
+	var d beam.PCollection
+	if cfg.Annotate != "" {
+		d = beam.ParDo(s, keyAnnotated, decisions)
+	} else {
+		d = beam.ParDo(s, keyDecision, decisions)
+	}
 	r := beam.ParDo(s, keyRejected, rejected)
 	byFile := beam.GroupByKey(s, beam.Flatten(s, d, r))
-	parts := beam.ParDo(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format}, byFile)
+	parts := beam.ParDo(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
 	// Impulse + side input rather than a GroupByKey of the parts: it runs exactly once even
 	// when there are no parts at all (empty input), so the outputs always exist.
-	beam.ParDo0(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format}, beam.Impulse(s), beam.SideInput{Input: parts})
+	beam.ParDo0(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, beam.Impulse(s), beam.SideInput{Input: parts})
 }
 
 func keyDecision(d record.Decision) (string, entry) { return d.File, fromDecision(d) }
@@ -61,6 +67,7 @@ func keyRejected(r record.Rejected) (string, entry) { return r.File, fromRejecte
 
 type writePartFn struct {
 	TempDir, Format string
+	Annotate        string // the --mode annotate field prefix; empty in dedup mode
 }
 
 func (f *writePartFn) ProcessElement(ctx context.Context, file string, entries func(*entry) bool) (part, error) {
@@ -71,7 +78,7 @@ func (f *writePartFn) ProcessElement(ctx context.Context, file string, entries f
 			return part{}, fmt.Errorf("outcomes for %s: %w", file, err)
 		}
 	}
-	pt, err := writePart(ctx, f.TempDir, f.Format, file, &p)
+	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, file, &p)
 	if err != nil {
 		return part{}, err
 	}
@@ -83,6 +90,7 @@ func (f *writePartFn) ProcessElement(ctx context.Context, file string, entries f
 
 type concatFn struct {
 	TempDir, Format string
+	Annotate        bool
 }
 
 func (f *concatFn) ProcessElement(ctx context.Context, _ []byte, parts func(*part) bool) error {
@@ -91,5 +99,5 @@ func (f *concatFn) ProcessElement(ctx context.Context, _ []byte, parts func(*par
 	for parts(&p) {
 		all = append(all, p)
 	}
-	return concat(ctx, f.TempDir, f.Format, all)
+	return concat(ctx, f.TempDir, f.Format, f.Annotate, all)
 }

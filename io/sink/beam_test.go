@@ -175,7 +175,8 @@ func TestWritePipelineJSONL(t *testing.T) {
 	inputLines := 10 + 2 + (cKept + 1) + 1
 	assert.Equal(t, inputLines, len(keptLines)+len(lines(r.removed))+len(rows))
 	assert.Equal(t, map[string]int64{
-		"documents_read": int64(6 + 2 + cKept), "records_rejected": 6, "invalid_utf8_replaced": 1,
+		"documents_read": int64(6 + 2 + cKept), "records_rejected": 6, "invalid_utf8_replaced": 1, "damaged_files": 2,
+		"input_ranges": 4, "unsplittable_files": 2,
 		"output_kept": int64(len(keptLines)), "output_removed": 3, "output_rejected": 6,
 	}, r.counters)
 

@@ -1,69 +1,16 @@
 package sink
 
 import (
+	"github.com/neardup/neardup/internal/jsonstr"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/internal/pyrepr"
 )
 
-// appendString appends s as a JSON string, escaping like encoding/json but without its
-// HTML escaping (<, >, & stay readable). Invalid UTF-8 becomes \ufffd: JSON text must be
-// valid Unicode.
-func appendString(dst []byte, s []byte) []byte {
-	const hexdig = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexdig[c>>4], hexdig[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript readers; encoding/json
-		// escapes them too.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexdig[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString appends s as a JSON string (jsonstr.Append): escaped like encoding/json
+// without its HTML escaping, invalid UTF-8 as \ufffd.
+func appendString(dst []byte, s []byte) []byte { return jsonstr.Append(dst, s) }
 
 func appendKey(dst []byte, key string, first bool) []byte {
 	if first {

@@ -21,6 +21,7 @@ const (
 	kindKept int32 = iota
 	kindRemoved
 	kindRejected
+	kindAnnotated // --mode annotate: any readable record, kept or a duplicate
 )
 
 // entry is the outcome of one input line, as shuffled to the file's writer. Kept lines
@@ -33,6 +34,8 @@ type entry struct {
 	Similarity float64
 	Reason     string
 	Index      string
+	Size       int64 // annotate: the cluster's size
+	Duplicate  bool  // annotate: the record would be removed
 }
 
 func fromDecision(d record.Decision) entry {
@@ -48,6 +51,7 @@ func fromRejected(r record.Rejected) entry {
 
 // plan holds one file's outcomes in a compact form: a bitmap for kept lines (one bit per
 // line, 12.5 MB for 100M lines) and sorted slices for the rarer removed and rejected ones.
+// In annotate mode every readable record is listed in removed, as a kindAnnotated entry.
 type plan struct {
 	kept     []uint64
 	maxKept  int64
@@ -70,7 +74,7 @@ func (p *plan) add(e entry) error {
 		}
 		p.kept[w] |= bit
 		p.maxKept = max(p.maxKept, e.Line)
-	case kindRemoved:
+	case kindRemoved, kindAnnotated:
 		p.removed = append(p.removed, e)
 	case kindRejected:
 		p.rejected = append(p.rejected, e)
@@ -137,7 +141,10 @@ func (l *lazyWriter) close() (bool, error) {
 // line order, to part files under tempDir. It fails loudly when the outcomes do not match
 // the file line for line (a lost, doubled or conflicting record, or a file changed since
 // it was read): silently dropping a record is the one thing the sink must never do.
-func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part, error) {
+//
+// annotate, when not empty, is the --mode annotate field prefix: the records, all listed
+// as kindAnnotated entries, are written with their cluster fields to the kept part.
+func writePart(ctx context.Context, tempDir, format, annotate, file string, p *plan) (part, error) {
 	pt := part{File: file, Base: partBase(tempDir, file)}
 	ff, err := source.FileFormat(file, format)
 	if err != nil {
@@ -160,9 +167,9 @@ func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part
 	case whole:
 		err = writeRejected(p.rejected[0], nil)
 	case ff == source.FormatParquet:
-		err = routeParquet(ctx, file, p, kept, removed, writeRejected, &pt)
+		err = routeParquet(ctx, file, annotate, p, kept, removed, writeRejected, &pt)
 	default:
-		err = route(ctx, file, ff, p, kept, removed, writeRejected, &pt)
+		err = route(ctx, file, ff, annotate, p, kept, removed, writeRejected, &pt)
 	}
 	var cerr error
 	for _, c := range []struct {
@@ -184,8 +191,9 @@ func writePart(ctx context.Context, tempDir, format, file string, p *plan) (part
 
 // route re-reads a JSONL or text file and writes each line to kept or removed, or through
 // writeRejected, by its outcome. The caller has handled a file rejected whole.
-func route(ctx context.Context, file, format string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
+func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf []byte
+	names := AnnotatedFields(annotate)
 
 	rc, err := files.Open(ctx, file)
 	if err != nil {
@@ -223,6 +231,20 @@ func route(ctx context.Context, file, format string, p *plan, kept, removed io.W
 			}
 			buf = append(append(buf[:0], rec...), end...)
 			pt.NKept++
+			if _, err := kept.Write(buf); err != nil {
+				return err
+			}
+		case r && p.removed[ri].Kind == kindAnnotated:
+			e := p.removed[ri]
+			ri++
+			if format == source.FormatJSONL {
+				if buf, err = annotatedJSON(buf[:0], rec, line[len(textfile.Content(line)):], e, names); err != nil {
+					return err
+				}
+			} else {
+				buf = annotatedText(buf[:0], rec, e, names)
+			}
+			countAnnotated(pt, e)
 			if _, err := kept.Write(buf); err != nil {
 				return err
 			}
@@ -277,7 +299,7 @@ func rejectedWhole(p *plan) (bool, error) {
 // concat joins the parts, in input-file order, into the final outputs under tempDir, then
 // deletes the parts. Every output is created even when empty, so Commit always has all of
 // them to move.
-func concat(ctx context.Context, tempDir, format string, parts []part) error {
+func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
 	for i, pt := range parts {
@@ -298,9 +320,16 @@ func concat(ctx context.Context, tempDir, format string, parts []part) error {
 		{Removed, func(p part) bool { return p.Removed }, ".removed"},
 		{Rejected, func(p part) bool { return p.Rejected }, ".rejected"},
 	}
+	if annotate {
+		outs = []struct {
+			name string
+			has  func(part) bool
+			ext  string
+		}{{AnnotatedName(format), outs[0].has, outs[0].ext}, outs[2]}
+	}
 	if format == source.FormatParquet {
 		// Parquet files cannot be joined byte-wise: their row groups are merged instead.
-		if err := mergeParquet(ctx, files.Join(tempDir, KeptParquet), parts); err != nil {
+		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts); err != nil {
 			return err
 		}
 		outs = outs[1:]

@@ -22,7 +22,10 @@ var errStopped = errors.New("stopped where the reader stopped")
 // when no row is kept, so the merge has the schema), and removed and rejected rows as JSON
 // lines with the row rendered as a JSON object. The outcomes must match the rows one for
 // one, as for lines.
-func routeParquet(ctx context.Context, file string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
+//
+// In annotate mode (a non-empty field prefix), the kept part holds every readable row with
+// the cluster columns added.
+func routeParquet(ctx context.Context, file, annotate string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf, rec []byte
 
 	f, err := parquetfile.Open(ctx, file)
@@ -32,6 +35,13 @@ func routeParquet(ctx context.Context, file string, p *plan, kept, removed io.Wr
 	defer f.Close()
 	js := newRowJSON(f.Schema())
 	kw := parquetfile.NewWriter(kept, f)
+	var aw *annotatedRows
+	if annotate != "" {
+		if aw, err = newAnnotatedRows(kept, f, annotate); err != nil {
+			return err
+		}
+		kw = aw.w
+	}
 	ri, rj := 0, 0
 	var last int64
 	err = f.ForEachRow(func(n int64, row parquet.Row) error {
@@ -50,6 +60,13 @@ func routeParquet(ctx context.Context, file string, p *plan, kept, removed io.Wr
 			pt.NKept++
 			if err := kw.Write(row); err != nil {
 				return err
+			}
+		case r && p.removed[ri].Kind == kindAnnotated:
+			e := p.removed[ri]
+			ri++
+			countAnnotated(pt, e)
+			if err := aw.write(row, e); err != nil {
+				return fmt.Errorf("row %d: %w", n, err)
 			}
 		case r:
 			e := p.removed[ri]

@@ -45,6 +45,10 @@ type WriteConfig struct {
 	// sink copies records whole and does not parse them again; the fields are carried for
 	// symmetry with source.Config.
 	IDField, TextField string
+	// Annotate, when not empty, selects --mode annotate and is the prefix of the added
+	// field names (DefaultAnnotatePrefix): every readable record is written, in input
+	// order, to AnnotatedName(Format) with its cluster fields, instead of kept and removed.
+	Annotate string
 }
 
 // KeptName is the kept output's name for a format: kept.txt for text, kept.parquet for
@@ -62,6 +66,11 @@ func KeptName(format string) string {
 // OutputNames lists the files Write produces for a format, for Commit.
 func OutputNames(format string) []string {
 	return []string{KeptName(format), Removed, Rejected}
+}
+
+// AnnotateOutputNames lists the files Write produces in annotate mode, for Commit.
+func AnnotateOutputNames(format string) []string {
+	return []string{AnnotatedName(format), Rejected}
 }
 
 // NewTempDir returns a fresh temporary directory name under outDir. The leading dot and the

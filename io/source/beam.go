@@ -1,7 +1,11 @@
 package source
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -13,35 +17,123 @@ var (
 	documentsRead       = beam.NewCounter("neardup", "documents_read")
 	recordsRejected     = beam.NewCounter("neardup", "records_rejected")
 	invalidUTF8Replaced = beam.NewCounter("neardup", "invalid_utf8_replaced")
+	inputRanges         = beam.NewCounter("neardup", "input_ranges")
+	unsplittableFiles   = beam.NewCounter("neardup", "unsplittable_files")
+	damagedFiles        = beam.NewCounter("neardup", "damaged_files")
 )
 
 func init() {
-	register.DoFn4x0[context.Context, string, func(record.Doc), func(record.Rejected)](&readFn{})
+	beam.RegisterType(reflect.TypeOf(Range{}))
+	register.DoFn3x0[context.Context, string, func(Range)](&splitFn{})
+	register.Function3x1(countRange)
+	register.Function3x0(numberRanges)
+	register.DoFn4x1[context.Context, Range, func(record.Doc), func(record.Rejected), error](&readFn{})
+	register.Emitter1[Range]()
+	register.Emitter2[string, Range]()
+	register.Iter1[Range]()
 	register.Emitter1[record.Doc]()
 	register.Emitter1[record.Rejected]()
 }
 
-// Read reads files (the output of Files) into Docs and Rejected records. Each file is one
-// element: files are shuffled first so a runner can spread them over workers, and each is
-// streamed line by line, so neither memory nor bundle size depends on file size.
+// Read reads files (the output of Files) into Docs and Rejected records, as
+// PCollection<record.Doc> and PCollection<record.Rejected>. A large uncompressed JSONL or
+// text file is cut into line-aligned byte ranges of cfg.ChunkBytes (DefaultChunkBytes when
+// 0), so that a runner that spreads elements over workers (Dataflow, Flink, Spark) reads
+// one huge file on many; every other file is one range. A split range cannot know its
+// first line number by itself, so a first pass counts each range's lines (a newline
+// scan, far cheaper than parsing), the counts of one file meet by file name, and each
+// range leaves with its first line number: ids and line numbers are those of a whole
+// read. The numbered ranges are shuffled before reading.
 func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCollection) {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
-	names := beam.CreateList(s, fileList)
-	names = beam.Reshuffle(s, names)
-	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField}, names)
+	chunk := cfg.ChunkBytes
+	if chunk == 0 {
+		chunk = DefaultChunkBytes
+	}
+	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
+	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, beam.ParDo(s, countRange, ranges)))
+	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
+		beam.Reshuffle(s, numbered))
+}
+
+// splitFn cuts one file into its ranges.
+type splitFn struct {
+	Format     string
+	ChunkBytes int64
+}
+
+func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Range)) {
+	if Splittable(file, f.Format) {
+		size, err := Size(ctx, file)
+		if err != nil {
+			// Read whole: the reader then rejects the file at line 0 with the open error.
+			size = 0
+		}
+		rs := SplitFile(file, f.Format, size, f.ChunkBytes)
+		for _, r := range rs {
+			emit(r)
+		}
+		inputRanges.Inc(ctx, int64(len(rs)))
+		return
+	}
+	if ff, err := FileFormat(file, f.Format); err == nil && ff != FormatParquet {
+		// A compressed stream can only be read from its start, by one worker.
+		unsplittableFiles.Inc(ctx, 1)
+	}
+	inputRanges.Inc(ctx, 1)
+	emit(Range{File: file, End: -1})
+}
+
+// countRange keys a range by its file and, for a split range, counts the lines it owns
+// (in Range.Lines).
+func countRange(ctx context.Context, r Range, emit func(string, Range)) error {
+	if !r.Whole() {
+		n, err := CountLines(ctx, r)
+		if err != nil {
+			return fmt.Errorf("count the lines of %s bytes %d-%d: %w", r.File, r.Start, r.End, err)
+		}
+		r.Lines = n
+	}
+	emit(r.File, r)
+	return nil
+}
+
+// numberRanges gives each range of one file its first line number: 1 plus the lines of
+// the ranges before it.
+func numberRanges(_ string, iter func(*Range) bool, emit func(Range)) {
+	var rs []Range
+	var r Range
+	for iter(&r) {
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.Index, b.Index) })
+	first := int64(1)
+	for _, r := range rs {
+		r.First = first
+		first += r.Lines
+		emit(r)
+	}
 }
 
 type readFn struct {
 	Format, IDField, TextField string
+	FailOnDamage               bool
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, file string, doc func(record.Doc), rej func(record.Rejected)) {
+func (f *readFn) ProcessElement(ctx context.Context, r Range, doc func(record.Doc), rej func(record.Rejected)) error {
 	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
-	// Counters are added per file, not per record: per-record Inc would dominate the cost
-	// of small records.
-	st := ReadFile(ctx, file, cfg, doc, rej)
+	// Counters are added per range, not per record: per-record Inc would dominate the
+	// cost of small records.
+	st := ReadRange(ctx, r, cfg, doc, rej)
 	documentsRead.Inc(ctx, st.Docs)
 	recordsRejected.Inc(ctx, st.Rejected)
 	invalidUTF8Replaced.Inc(ctx, st.InvalidUTF8)
+	if st.Damaged != nil {
+		if f.FailOnDamage {
+			return st.Damaged
+		}
+		damagedFiles.Inc(ctx, 1)
+	}
+	return nil
 }

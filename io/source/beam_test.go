@@ -44,5 +44,6 @@ func TestReadPipeline(t *testing.T) {
 			counters[c.Name()] += c.Result()
 		}
 	}
-	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1}, counters)
+	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1,
+		"input_ranges": 3, "unsplittable_files": 1, "damaged_files": 1}, counters)
 }

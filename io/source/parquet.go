@@ -16,7 +16,7 @@ import (
 func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) {
 	f, err := parquetfile.Open(ctx, file)
 	if err != nil {
-		reject(0, OpenErrorPrefix+err.Error())
+		st.damaged(file, 0, -1, err, reject)
 		return
 	}
 	defer f.Close()
@@ -47,10 +47,10 @@ func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc fu
 	var rerr *parquetfile.RowError
 	switch {
 	case errors.As(err, &rerr):
-		reject(rerr.Row, ReadErrorPrefix+rerr.Err.Error())
+		st.damaged(file, rerr.Row, -1, rerr.Err, reject)
 	case err != nil:
 		// ReadDocs reports every read failure as a RowError; anything else is a bug, but it
 		// must still not lose the file silently.
-		reject(0, ReadErrorPrefix+err.Error())
+		st.damaged(file, 0, -1, err, reject)
 	}
 }

@@ -144,5 +144,6 @@ func TestReadPipelineParquet(t *testing.T) {
 			counters[c.Name()] += c.Result()
 		}
 	}
-	assert.Equal(t, map[string]int64{"documents_read": 2, "records_rejected": 2, "invalid_utf8_replaced": 0}, counters)
+	assert.Equal(t, map[string]int64{"documents_read": 2, "records_rejected": 2, "invalid_utf8_replaced": 0,
+		"input_ranges": 2, "damaged_files": 1}, counters)
 }

@@ -5,8 +5,8 @@
 // Rejected, which is what lets the sink account for input = kept + removed + rejected. A
 // file that cannot be read at all is one Rejected at Line 0.
 //
-// ReadFile is the plain Go reader; Read is the Beam transform around it (one element per
-// file).
+// ReadFile and ReadRange are the plain Go readers; Read is the Beam transform around them
+// (one element per byte range of a large uncompressed file, else per file).
 package source
 
 import (
@@ -36,12 +36,14 @@ const (
 const (
 	// ReasonEmptyLine rejects a line holding only whitespace.
 	ReasonEmptyLine = "empty line"
-	// ReadErrorPrefix starts the reason of the line where a file could not be read further
-	// (a truncated .gz, a failing storage read). The sink relies on it: it stops re-reading
-	// a file at such a line, as this reader did.
-	ReadErrorPrefix = "read error: "
-	// OpenErrorPrefix starts the reason of a file that could not be opened (Line 0).
-	OpenErrorPrefix = "open error: "
+	// ReadErrorPrefix starts the reason of the line where a damaged file could not be
+	// read further (a truncated or corrupt .gz/.zst, a bad Parquet page, a failing storage
+	// read). The sink relies on it: it stops re-reading a file at such a line, as this
+	// reader did.
+	ReadErrorPrefix = "damaged file: "
+	// OpenErrorPrefix starts the reason of a file that could not be opened (Line 0), which
+	// is damaged too: none of its records could be read.
+	OpenErrorPrefix = ReadErrorPrefix + "cannot open: "
 )
 
 // Config says what to read and how.
@@ -50,6 +52,12 @@ type Config struct {
 	Format    string   // "auto" (default), "jsonl", "text" or "parquet"
 	IDField   string   // JSONL id field or Parquet id column, default "id"
 	TextField string   // JSONL text field or Parquet text column, default "text"
+	// ChunkBytes is the size of the byte ranges Read splits large uncompressed JSONL and
+	// text files into; 0 means DefaultChunkBytes.
+	ChunkBytes int64
+	// FailOnDamage makes Read fail the job at the first damaged file (Damage.Error)
+	// instead of rejecting it.
+	FailOnDamage bool
 }
 
 // WithDefaults fills in the defaulted fields.
@@ -135,6 +143,8 @@ func Files(ctx context.Context, cfg Config) ([]string, error) {
 // Stats counts what ReadFile saw in one file.
 type Stats struct {
 	Docs, Rejected, InvalidUTF8 int64
+	// Damaged is set when the file broke mid-way or could not be opened (damaged.go).
+	Damaged *Damage
 }
 
 // ReadFile streams one file, calling doc for every usable record and rej for every other
@@ -160,48 +170,98 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 	}
 	rc, err := files.Open(ctx, file)
 	if err != nil {
-		reject(0, OpenErrorPrefix+err.Error())
+		st.damaged(file, 0, -1, err, reject)
 		return st
 	}
 	defer rc.Close()
 	lr := textfile.NewReader(rc)
+	var good int64 // bytes of the (decompressed) lines read whole
 	for {
 		line, num, err := lr.Next()
 		if err == io.EOF {
 			return st
 		}
 		if err != nil {
-			reject(num, ReadErrorPrefix+err.Error())
+			st.damaged(file, num, good, err, reject)
 			return st
 		}
-		rec := textfile.Record(line, num)
-		if textfile.IsBlank(rec) {
-			reject(num, ReasonEmptyLine)
-			continue
+		good += int64(len(line))
+		parseLine(file, format, cfg, line, num, &st, doc, reject)
+	}
+}
+
+// parseLine turns physical line num of file into a Doc or a Rejected.
+func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stats, doc func(record.Doc), reject func(int64, string)) {
+	rec := textfile.Record(line, num)
+	if textfile.IsBlank(rec) {
+		reject(num, ReasonEmptyLine)
+		return
+	}
+	d := record.Doc{File: file, Line: num}
+	var bad bool
+	if format == FormatJSONL {
+		r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
+		if err != nil {
+			reject(num, err.Error())
+			return
 		}
-		d := record.Doc{File: file, Line: num}
-		var bad bool
-		if format == FormatJSONL {
-			r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
-			if err != nil {
-				reject(num, err.Error())
-				continue
+		d.Text, bad = r.Text, r.InvalidUTF8
+		if r.HasID && r.ID != "" {
+			d.ID = r.ID
+		}
+	} else {
+		d.Text, bad = textfile.Text(rec)
+	}
+	if d.ID == "" {
+		// A missing or empty id would merge unrelated records downstream.
+		d.ID = textfile.ID(file, num)
+	}
+	if bad {
+		st.InvalidUTF8++
+	}
+	st.Docs++
+	doc(d)
+}
+
+// ReadLines reads only the given lines (sorted, 1-based) of one file, as ReadFile would
+// read them, for steps that come back for a few records: every other line is split off
+// but not parsed. Lines that are not documents (rejected, blank) are skipped, and so are
+// lines past a read failure. Parquet files are read whole and filtered.
+func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc func(record.Doc)) {
+	cfg = cfg.WithDefaults()
+	format, err := FileFormat(file, cfg.Format)
+	if err != nil || len(lines) == 0 {
+		return
+	}
+	next := 0
+	want := func(num int64) bool {
+		for next < len(lines) && lines[next] < num {
+			next++
+		}
+		return next < len(lines) && lines[next] == num
+	}
+	if format == FormatParquet {
+		ReadFile(ctx, file, cfg, func(d record.Doc) {
+			if want(d.Line) {
+				doc(d)
 			}
-			d.Text, bad = r.Text, r.InvalidUTF8
-			if r.HasID && r.ID != "" {
-				d.ID = r.ID
-			}
-		} else {
-			d.Text, bad = textfile.Text(rec)
+		}, func(record.Rejected) {})
+		return
+	}
+	rc, err := files.Open(ctx, file)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	lr := textfile.NewReader(rc)
+	var st Stats
+	for next < len(lines) {
+		line, num, err := lr.Next()
+		if err != nil {
+			return
 		}
-		if d.ID == "" {
-			// A missing or empty id would merge unrelated records downstream.
-			d.ID = textfile.ID(file, num)
+		if want(num) {
+			parseLine(file, format, cfg, line, num, &st, doc, func(int64, string) {})
 		}
-		if bad {
-			st.InvalidUTF8++
-		}
-		st.Docs++
-		doc(d)
 	}
 }

@@ -1,0 +1,167 @@
+package source
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/textfile"
+	"github.com/neardup/neardup/record"
+)
+
+// DefaultChunkBytes is the size of the byte ranges a large uncompressed JSONL or text
+// file is split into: large enough that the per-range open and seek cost nothing, small
+// enough that a 100 GB file gives a runner 1,600 pieces to spread over its workers.
+const DefaultChunkBytes = 64 << 20
+
+// A Range is a piece of one input file. A split range owns the lines that start at a byte
+// offset in [Start, End), as Beam's textio does: a line crossing End is read whole by the
+// range it starts in, and the next range skips it. A whole range (End < 0) is the entire
+// file read as a stream: compressed files (a gzip or zstd stream cannot be entered in the
+// middle), Parquet, and files no larger than one chunk.
+type Range struct {
+	File       string
+	Start, End int64
+	Index      int   // position among the file's ranges, from 0
+	Lines      int64 // lines the range owns, once counted (CountLines)
+	First      int64 // file line number of the range's first line, once numbered
+}
+
+// Whole reports whether r is a whole file.
+func (r Range) Whole() bool { return r.End < 0 }
+
+// Splittable reports whether file can be read in byte ranges: uncompressed JSONL or text.
+func Splittable(file, format string) bool {
+	f, err := FileFormat(file, format)
+	return err == nil && f != FormatParquet && files.Compression(file) == ""
+}
+
+// SplitFile cuts a file of size bytes into ranges of chunk bytes when it is splittable
+// and larger than one chunk; otherwise it is one whole range.
+func SplitFile(file, format string, size, chunk int64) []Range {
+	if chunk <= 0 || size <= chunk || !Splittable(file, format) {
+		return []Range{{File: file, End: -1}}
+	}
+	var rs []Range
+	for start := int64(0); start < size; start += chunk {
+		rs = append(rs, Range{File: file, Start: start, End: min(start+chunk, size), Index: len(rs)})
+	}
+	return rs
+}
+
+// Size returns the size of file in bytes.
+func Size(ctx context.Context, file string) (int64, error) {
+	fs, err := filesystem.New(ctx, file)
+	if err != nil {
+		return 0, fmt.Errorf("size of %s: %w", file, err)
+	}
+	defer fs.Close()
+	n, err := fs.Size(ctx, file)
+	if err != nil {
+		return 0, fmt.Errorf("size of %s: %w", file, err)
+	}
+	return n, nil
+}
+
+// eachLine calls fn with every line r owns (terminator included) and its number counted
+// from 1 within the range. Counting and reading both use it, so they agree on which
+// range a line belongs to.
+func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error {
+	fs, err := filesystem.New(ctx, r.File)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", r.File, err)
+	}
+	defer fs.Close()
+	raw, err := fs.OpenRead(ctx, r.File)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", r.File, err)
+	}
+	defer raw.Close()
+	// Start one byte early: the range's first line starts at Start only if the byte
+	// before it ends a line.
+	pos := max(r.Start-1, 0)
+	if sk, ok := raw.(io.Seeker); ok {
+		_, err = sk.Seek(pos, io.SeekStart)
+	} else {
+		_, err = io.CopyN(io.Discard, raw, pos)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+	}
+	br := bufio.NewReaderSize(raw, 1<<20)
+	lr := textfile.NewReader(br)
+	skip := int64(0)
+	if r.Start > 0 {
+		b, err := br.ReadByte()
+		if err != nil {
+			return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+		}
+		pos++
+		if b != '\n' {
+			// The line in progress belongs to the range before.
+			line, _, err := lr.Next()
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+			}
+			pos += int64(len(line))
+			skip = 1
+		}
+	}
+	for pos < r.End {
+		line, num, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+		}
+		pos += int64(len(line))
+		fn(line, num-skip)
+	}
+	return nil
+}
+
+// CountLines returns how many lines split range r owns.
+func CountLines(ctx context.Context, r Range) (int64, error) {
+	var n int64
+	err := eachLine(ctx, r, func([]byte, int64) { n++ })
+	return n, err
+}
+
+// ReadRange reads split range r like ReadFile reads a whole file; r.First is the file's
+// line number of the range's first line (1 + the lines of the ranges before it), so
+// records keep the ids and line numbers a whole read gives them. A read failure rejects
+// the line where it happened and ends the range.
+func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
+	if r.Whole() {
+		return ReadFile(ctx, r.File, cfg, doc, rej)
+	}
+	cfg = cfg.WithDefaults()
+	var st Stats
+	reject := func(line int64, reason string) {
+		st.Rejected++
+		rej(record.Rejected{File: r.File, Line: line, Reason: reason})
+	}
+	format, err := FileFormat(r.File, cfg.Format)
+	if err != nil {
+		reject(0, err.Error())
+		return st
+	}
+	last := r.First - 1
+	var good int64 // bytes of the lines read whole
+	err = eachLine(ctx, r, func(line []byte, n int64) {
+		last = r.First + n - 1
+		good += int64(len(line))
+		parseLine(r.File, format, cfg, line, last, &st, doc, reject)
+	})
+	if err != nil {
+		// A range read that breaks (a gs:// stream cut mid-way) is damage like a
+		// truncated .gz: the lines after it are unknown.
+		st.damaged(r.File, last+1, good, err, reject)
+	}
+	return st
+}

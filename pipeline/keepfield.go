@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
+)
+
+// KeepFieldPrefix starts a field keep policy: field:NAME:max or field:NAME:min.
+const KeepFieldPrefix = "field:"
+
+// KeepField is a parsed --keep field:NAME:max|min.
+type KeepField struct {
+	Name string
+	Max  bool // keep the largest value; false: the smallest
+}
+
+// IsKeepField reports whether keep names a field policy (valid or not).
+func IsKeepField(keep string) bool { return strings.HasPrefix(keep, KeepFieldPrefix) }
+
+// ParseKeepField parses field:NAME:max|min. NAME is everything between the first and
+// the last colon, so it may itself hold colons.
+func ParseKeepField(keep string) (KeepField, error) {
+	rest, ok := strings.CutPrefix(keep, KeepFieldPrefix)
+	i := strings.LastIndexByte(rest, ':')
+	if !ok || i <= 0 {
+		return KeepField{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q", keep)
+	}
+	switch rest[i+1:] {
+	case "max":
+		return KeepField{Name: rest[:i], Max: true}, nil
+	case "min":
+		return KeepField{Name: rest[:i]}, nil
+	}
+	return KeepField{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q (the order must be max or min)", keep)
+}
+
+// FieldRequest asks for the keep field of one clustered document, at Line of its file.
+type FieldRequest struct {
+	Line      int64
+	ID, Label string
+	Sim       float64
+	Size      int64
+}
+
+// RankedMember is a clustered document with its keep-field value, on its way to its
+// cluster (keyed by the cluster's label, its smallest id).
+type RankedMember struct {
+	ID        string
+	File      string
+	Line      int64
+	Sim       float64
+	Size      int64
+	ValueKind int32 // record.FieldKind
+	Value     string
+}
+
+type fieldReqBatch struct{ Items []FieldRequest }
+
+func appendFieldReqs(a, b fieldReqBatch) fieldReqBatch {
+	return fieldReqBatch{append(a.Items, b.Items...)}
+}
+
+func init() {
+	for _, t := range []any{FieldRequest{}, RankedMember{}, fieldReqBatch{}} {
+		beam.RegisterType(reflect.TypeOf(t))
+	}
+	register.Function4x1(fieldRequests)
+	register.Function2x1(appendFieldReqs)
+	register.DoFn4x1[context.Context, string, fieldReqBatch, func(string, RankedMember), error](&readFieldFn{})
+	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, fateBatch), func(string, string), error](&keepFieldFn{})
+	register.Emitter2[string, fieldReqBatch]()
+	register.Emitter2[string, RankedMember]()
+	register.Iter1[RankedMember]()
+}
+
+// KeepByField applies --keep field:NAME:max|min. Cluster has labelled every clustered
+// document with its cluster's smallest id; here each input file holding clustered
+// documents is read once more for their field values (only those lines are parsed), the
+// members meet by label, and the member with the best value is kept: a missing value
+// loses to any present one, ties go to the smallest id.
+//
+// It takes locs, PCollection<KV<int, locBatch>>, and the provisional fates,
+// PCollection<KV<int, fateBatch>>, both gathered by id partition, and returns the final
+// fates gathered the same way and the clusters.jsonl lines, PCollection<KV<string, string>>.
+func KeepByField(s beam.Scope, locs, fates beam.PCollection, cfg *Config) (beam.PCollection, beam.PCollection) {
+	s = s.Scope("KeepByField")
+	kf, err := ParseKeepField(cfg.Keep)
+	if err != nil {
+		panic(fmt.Sprintf("KeepByField: --keep: %v (Validate accepts only valid policies)", err))
+	}
+	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
+	ranked := beam.ParDo(s, &readFieldFn{Format: cfg.Format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))
+	final, lines := beam.ParDo2(s, &keepFieldFn{Partitions: cfg.Partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
+	return gather(s, appendFates, final), lines
+}
+
+// fieldRequests turns one id partition's clustered documents into read requests keyed
+// by the file that holds each.
+func fieldRequests(_ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(string, fieldReqBatch)) error {
+	fates := map[string]Fate{}
+	var fb fateBatch
+	for fateIter(&fb) {
+		for _, ft := range fb.Items {
+			fates[ft.ID] = ft
+		}
+	}
+	if len(fates) == 0 {
+		return nil
+	}
+	byFile := map[string][]FieldRequest{}
+	var lb locBatch
+	found := 0
+	for locIter(&lb) {
+		for _, l := range lb.Items {
+			if ft, ok := fates[l.ID]; ok {
+				found++
+				byFile[l.File] = append(byFile[l.File], FieldRequest{Line: l.Line, ID: l.ID, Label: ft.Cluster, Sim: ft.Sim, Size: ft.Size})
+			}
+		}
+	}
+	if found != len(fates) {
+		return fmt.Errorf("%d clustered documents have no input location (internal error)", len(fates)-found)
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFile)) {
+		emit(f, fieldReqBatch{byFile[f]})
+	}
+	return nil
+}
+
+// readFieldFn reads one input file's requested field values.
+type readFieldFn struct {
+	Format, Field string
+}
+
+func (f *readFieldFn) ProcessElement(ctx context.Context, file string, batch fieldReqBatch, emit func(string, RankedMember)) error {
+	reqs := batch.Items[:0]
+	for _, r := range batch.Items {
+		if idClass(r.ID) == classIndexed {
+			// An indexed document has no fields here, and wins its cluster anyway.
+			emit(r.Label, RankedMember{ID: r.ID, File: file, Line: r.Line, Sim: r.Sim, Size: r.Size, ValueKind: int32(record.FieldMissing)})
+			continue
+		}
+		reqs = append(reqs, r)
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	slices.SortFunc(reqs, func(a, b FieldRequest) int { return cmp.Compare(a.Line, b.Line) })
+	lines := make([]int64, len(reqs))
+	for i, r := range reqs {
+		lines[i] = r.Line
+	}
+	values, err := sink.FieldValues(ctx, file, f.Format, f.Field, lines)
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		v := values[r.Line]
+		emit(r.Label, RankedMember{ID: r.ID, File: file, Line: r.Line, Sim: r.Sim, Size: r.Size, ValueKind: int32(v.Kind), Value: v.Text})
+	}
+	return nil
+}
+
+// keepFieldFn decides one cluster. Its members are held in memory, as for the
+// clusters.jsonl line.
+type keepFieldFn struct {
+	Partitions int
+	Field      string
+	Max        bool
+}
+
+func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, fateBatch), emitLine func(string, string)) error {
+	var ranked []RankedMember
+	var m RankedMember
+	for iter(&m) {
+		ranked = append(ranked, m)
+	}
+	best, err := bestByField(ranked, f.Max)
+	if err != nil {
+		return fmt.Errorf("--keep field:%s: cluster %q: %w", f.Field, label, err)
+	}
+	members := make([]Member, len(ranked))
+	for i, r := range ranked {
+		members[i] = Member{ID: r.ID, Sim: r.Sim}
+	}
+	fates, label, line, err := settle(ctx, members, label, best)
+	if err != nil {
+		return err
+	}
+	byPart := map[int][]Fate{}
+	for _, ft := range fates {
+		p := partOfString(ft.ID, f.Partitions)
+		byPart[p] = append(byPart[p], ft)
+	}
+	for _, p := range sortedKeys(byPart) {
+		emitFates(p, fateBatch{byPart[p]})
+	}
+	emitLine(label, line)
+	return nil
+}
+
+// bestByField sorts the members by id and returns the id of the one with the largest
+// (max) or smallest value among the members of the best class (indexed, preferred,
+// input); missing values lose, ties go to the smallest id. A cluster
+// whose values mix numbers and strings is an error naming two of its records.
+func bestByField(ranked []RankedMember, largest bool) (string, error) {
+	slices.SortFunc(ranked, func(a, b RankedMember) int { return cmp.Compare(a.ID, b.ID) })
+	best := 0
+	val := func(r RankedMember) record.FieldValue {
+		return record.FieldValue{Kind: record.FieldKind(r.ValueKind), Text: r.Value}
+	}
+	for i := 1; i < len(ranked); i++ {
+		if idClass(ranked[i].ID) != idClass(ranked[0].ID) {
+			break // ids sort by class (see against.go): only the best class competes
+		}
+		a, b := val(ranked[i]), val(ranked[best])
+		c, err := record.CompareFields(a, b)
+		if err != nil {
+			return "", fmt.Errorf("%s:%d (id %q) and %s:%d (id %q): %w",
+				ranked[i].File, ranked[i].Line, ranked[i].ID, ranked[best].File, ranked[best].Line, ranked[best].ID, err)
+		}
+		if !largest && a.Kind != record.FieldMissing && b.Kind != record.FieldMissing {
+			c = -c
+		}
+		if c > 0 {
+			best = i
+		}
+	}
+	return ranked[best].ID, nil
+}
+
+// checkFormat checks the choices that depend on the inputs' resolved format.
+func (c *Config) checkFormat() error {
+	if IsKeepField(c.Keep) && c.Format == source.FormatText {
+		return fmt.Errorf("--keep %s: text input has no fields; use it with JSONL or Parquet", c.Keep)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/neardup/neardup/io/sink"
+)
+
+// Modes: what dedup writes.
+const (
+	ModeDedup    = "dedup"    // kept and removed records (default)
+	ModeAnnotate = "annotate" // every record, with its cluster fields added
+)
+
+func (c *Config) validateMode() error {
+	switch c.Mode {
+	case ModeDedup, ModeAnnotate:
+	default:
+		return fmt.Errorf("--mode: must be dedup or annotate, got %q", c.Mode)
+	}
+	if c.Mode == ModeAnnotate && (c.AnnotatePrefix == "" || strings.ContainsAny(c.AnnotatePrefix, "\"\\\x00\n")) {
+		return fmt.Errorf("--annotate-prefix: must be non-empty, without quotes, backslashes or control characters, got %q", c.AnnotatePrefix)
+	}
+	return nil
+}
+
+// outputNames are the files the writers produce for the resolved format and mode.
+func (c *Config) outputNames() []string {
+	if c.Mode == ModeAnnotate {
+		return sink.AnnotateOutputNames(c.Format)
+	}
+	return sink.OutputNames(c.Format)
+}

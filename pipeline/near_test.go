@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func init() { register.Function1x1(nearSummary) }
+
+// nearSummary describes a batch holding one rejected pair.
+func nearSummary(n nearBatch) string {
+	if len(n.Highest) != 1 || len(n.Lowest) != 0 {
+		return fmt.Sprintf("unexpected batch %+v", n)
+	}
+	e := n.Highest[0]
+	return fmt.Sprintf("false %s %s %.4f bin %d", e.U, e.V, e.Sim, slices.Index(n.False, 1))
+}
+
+// However the pairs are split into batches and in whatever order the batches merge,
+// similarities.json gets the same histograms and the same pairs nearest the threshold.
+func TestNearBatchIndependentOfPartitioning(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var pairs []Edge
+	for i := range 500 {
+		// Coarse similarities, so ties are common and the id order must decide.
+		pairs = append(pairs, Edge{U: fmt.Sprintf("d%03d", i%37), V: fmt.Sprintf("e%03d", i), Sim: float64(rng.IntN(21)) / 20})
+	}
+	build := func(parts int) nearBatch {
+		batches := make([]nearBatch, parts)
+		for i := range batches {
+			batches[i] = newNearBatch()
+		}
+		for _, e := range pairs {
+			batches[rng.IntN(parts)].add(e, e.Sim >= 0.8)
+		}
+		rng.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
+		all := newNearBatch()
+		for _, b := range batches {
+			b.trim()
+			all.merge(b)
+			all.trim()
+		}
+		return all
+	}
+	one := build(1)
+	require.Len(t, one.Lowest, NearPairs)
+	require.Len(t, one.Highest, NearPairs)
+	// Against a plain sort of all the pairs.
+	var verified, rejected []Edge
+	for _, e := range pairs {
+		if e.Sim >= 0.8 {
+			verified = append(verified, e)
+		} else {
+			rejected = append(rejected, e)
+		}
+	}
+	ids := func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) }
+	slices.SortFunc(verified, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.Sim, b.Sim), ids(a, b)) })
+	slices.SortFunc(rejected, func(a, b Edge) int { return cmp.Or(cmp.Compare(b.Sim, a.Sim), ids(a, b)) })
+	assert.Equal(t, verified[:NearPairs], one.Lowest)
+	assert.Equal(t, rejected[:NearPairs], one.Highest)
+	var total int64
+	for i := range one.Verified {
+		total += one.Verified[i] + one.False[i]
+	}
+	assert.Equal(t, int64(len(pairs)), total)
+	for _, parts := range []int{2, 7, 64} {
+		assert.Equal(t, one, build(parts), "%d batches", parts)
+	}
+}
+
+func TestSimilarityBin(t *testing.T) {
+	assert.Equal(t, 0, similarityBin(0))
+	assert.Equal(t, 40, similarityBin(0.8))
+	assert.Equal(t, 40, similarityBin(0.7999999999999999), "a rounding error below a boundary stays in its bin")
+	assert.Equal(t, SimilarityBins-1, similarityBin(1))
+}

@@ -1,0 +1,24 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/report"
+)
+
+// writeReport writes report.html among the outputs in tempDir, once stats.json is there.
+// The page is for looking at the run, not part of its result: when it cannot be built the
+// run still commits, with a warning in stats.json and no report.html (an older one is
+// removed rather than left to describe another run). It returns the names to commit.
+func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, names []string) ([]string, error) {
+	err := report.Write(ctx, tempDir, report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output})
+	if err == nil {
+		return names, nil
+	}
+	st.Warnings = append(st.Warnings, "report.html not written: "+err.Error())
+	files.Remove(ctx, files.Join(cfg.Output, report.HTMLFile)) // best effort: absent is fine
+	return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }),
+		writeJSON(ctx, files.Join(tempDir, StatsFile), st)
+}

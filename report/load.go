@@ -1,0 +1,256 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/jsonl"
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
+	"github.com/neardup/neardup/transforms/shingleset"
+)
+
+// cluster is one line of clusters.jsonl; Members is cut to what the report shows.
+type cluster struct {
+	ID      string   `json:"cluster"`
+	Size    int      `json:"size"`
+	Kept    string   `json:"kept"`
+	Members []string `json:"members"`
+	Random  bool     `json:"-"` // chosen by the seeded sample, not by size
+}
+
+// removedDoc is what the report keeps of a removed.jsonl line.
+type removedDoc struct {
+	Cluster    string
+	Similarity float64 // to its verified neighbour, as the pipeline measured
+}
+
+// readJSONFile decodes a whole small JSON file.
+func readJSONFile(ctx context.Context, path string, v any) error {
+	r, err := files.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := json.NewDecoder(bufio.NewReader(r)).Decode(v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// eachLine calls fn with every line of a JSONL file and its 1-based number.
+func eachLine(ctx context.Context, path string, fn func(line []byte, num int64) error) error {
+	r, err := files.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 1<<20)
+	for num := int64(1); ; num++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if err := fn(line, num); err != nil {
+				return fmt.Errorf("%s:%d: %w", path, num, err)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+// sampleClusters streams clusters.jsonl and picks n clusters: the largest fifth of n by
+// size (ties by id), then clusters chosen by a hash of seed and cluster id, so the
+// sample is the same on every run and does not depend on the file's order. Each keeps
+// at most maxMembers removed members (the first by id) besides its kept one. largest
+// are the nTop largest clusters, and all counts the clusters.
+func sampleClusters(ctx context.Context, path string, n, nTop, maxMembers int, seed int64) (sample, largest []cluster, all int, err error) {
+	nLargest := min(n, max(1, (n+4)/5))
+	var big, rnd []cluster
+	var seedBytes [8]byte
+	binary.LittleEndian.PutUint64(seedBytes[:], uint64(seed))
+	prio := func(id string) uint64 { return xxhash.Sum64String(string(seedBytes[:]) + id) }
+	bigger := func(a, b cluster) int { return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ID, b.ID)) }
+	err = eachLine(ctx, path, func(line []byte, _ int64) error {
+		var c cluster
+		if err := json.Unmarshal(line, &c); err != nil {
+			return fmt.Errorf("invalid cluster line: %w", err)
+		}
+		all++
+		c.Members = shownMembers(c, maxMembers)
+		// Both lists are kept sorted and cut, so memory stays at 2n clusters.
+		big = insertCut(big, c, max(nLargest, nTop), bigger)
+		rnd = insertCut(rnd, c, n, func(a, b cluster) int { return cmp.Or(cmp.Compare(prio(a.ID), prio(b.ID)), cmp.Compare(a.ID, b.ID)) })
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out := slices.Clone(big[:min(len(big), nLargest)])
+	for _, c := range rnd {
+		if len(out) >= n {
+			break
+		}
+		if !slices.ContainsFunc(out, func(b cluster) bool { return b.ID == c.ID }) {
+			c.Random = true
+			out = append(out, c)
+		}
+	}
+	return out, big[:min(len(big), nTop)], all, nil
+}
+
+// shownMembers is the kept member followed by at most maxMembers removed ones.
+func shownMembers(c cluster, maxMembers int) []string {
+	out := []string{c.Kept}
+	for _, m := range c.Members {
+		if len(out) > maxMembers {
+			break
+		}
+		if m != c.Kept {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// insertCut inserts c into the sorted list and keeps the first k.
+func insertCut(list []cluster, c cluster, k int, order func(a, b cluster) int) []cluster {
+	i, _ := slices.BinarySearchFunc(list, c, order)
+	if i >= k {
+		return list
+	}
+	list = slices.Insert(list, i, c)
+	if len(list) > k {
+		list = list[:k]
+	}
+	return list
+}
+
+// texts holds the documents the page shows: their texts, cut to a number of runes, and
+// for removed ones what removed.jsonl says of them.
+type texts struct {
+	text    map[string]string
+	cut     map[string]bool     // the text was longer than shown
+	hashes  map[string][]uint64 // shingle hashes of the whole text
+	removed map[string]removedDoc
+	key     func(string) string // what the word diff compares
+}
+
+// loadTexts finds the texts of the wanted ids: removed ones in removed.jsonl, kept ones
+// in the kept file. A kept document without an id field is named by its input file and
+// line, which the kept file no longer tells: those are read from the input named by the
+// id. An id found nowhere has no text.
+func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool, maxRunes int, sh *shingleset.Shingler) (*texts, error) {
+	t := &texts{text: map[string]string{}, cut: map[string]bool{}, hashes: map[string][]uint64{}, removed: map[string]removedDoc{}}
+	add := func(id, text string) {
+		t.hashes[id], _ = sh.Hashes(text)
+		t.text[id] = cut(text, maxRunes)
+		t.cut[id] = len(t.text[id]) < len(text)
+	}
+	idField, textField := orDefault(st.Parameters.IDField, "id"), orDefault(st.Parameters.TextField, "text")
+	err := eachLine(ctx, files.Join(dir, RemovedFile), func(line []byte, _ int64) error {
+		var r struct {
+			ID         string          `json:"id"`
+			Cluster    string          `json:"cluster"`
+			Similarity float64         `json:"similarity"`
+			Record     json.RawMessage `json:"record"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("invalid removed line: %w", err)
+		}
+		if !want[r.ID] {
+			return nil
+		}
+		t.removed[r.ID] = removedDoc{Cluster: r.Cluster, Similarity: r.Similarity}
+		var s string
+		if json.Unmarshal(r.Record, &s) == nil { // a text line
+			add(r.ID, s)
+			return nil
+		}
+		rec, err := jsonl.ParseRecord(r.Record, idField, textField)
+		if err != nil {
+			return fmt.Errorf("field record: %w", err)
+		}
+		add(r.ID, rec.Text)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept, err := keptFile(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	// The kept file first, then the inputs named by generated ids still missing.
+	srcs := []string{kept}
+	for _, in := range st.Inputs {
+		for id := range want {
+			if _, ok := t.text[id]; !ok && strings.HasPrefix(id, in+":") {
+				srcs = append(srcs, in)
+				break
+			}
+		}
+	}
+	for _, f := range srcs {
+		var readErr error
+		source.ReadFile(ctx, f, source.Config{IDField: idField, TextField: textField}, func(d record.Doc) {
+			if _, done := t.text[d.ID]; want[d.ID] && !done {
+				add(d.ID, d.Text)
+			}
+		}, func(r record.Rejected) {
+			if r.Line == 0 && readErr == nil {
+				readErr = fmt.Errorf("read %s: %s", f, r.Reason)
+			}
+		})
+		if readErr != nil && f == kept {
+			return nil, readErr
+		}
+	}
+	return t, nil
+}
+
+// keptFile is the kept output present in dir.
+func keptFile(ctx context.Context, dir string) (string, error) {
+	for _, name := range []string{sink.KeptJSONL, sink.KeptText, sink.KeptParquet} {
+		p := files.Join(dir, name)
+		if r, err := files.Open(ctx, p); err == nil {
+			r.Close()
+			return p, nil
+		}
+	}
+	return "", errors.New(dir + ": no kept.jsonl, kept.txt or kept.parquet")
+}
+
+// cut shortens s to at most n runes.
+func cut(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,61 @@
+package report_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/report"
+)
+
+// The page is a function of the output directory: rebuilt twice, it is the same bytes,
+// and equal to what dedup wrote.
+func TestBuildIsDeterministic(t *testing.T) {
+	dir := dedupGenerated(t, 1500)
+	a, err := report.Build(context.Background(), dir, report.Options{Clusters: report.DefaultClusters})
+	require.NoError(t, err)
+	b, err := report.Build(context.Background(), dir, report.Options{Clusters: report.DefaultClusters})
+	require.NoError(t, err)
+	assert.Equal(t, string(a), string(b))
+	written, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(a), strings.Replace(string(written), filepath.Join(dir), dir, 1))
+	assert.Equal(t, report.DefaultClusters, strings.Count(string(a), `<section class="cluster"`))
+	self := strings.ReplaceAll(string(a), `xmlns="http://www.w3.org/2000/svg"`, "") // a name, not a load
+	for _, s := range []string{"http://", "https://", "<link", "src=", "url(", "@import"} {
+		assert.NotContains(t, self, s, "a self-contained page loads nothing")
+	}
+}
+
+// Past the size cap the pairs are listed without their texts, and the page says so.
+func TestSizeCap(t *testing.T) {
+	dir := dedupGenerated(t, 1500)
+	full, err := report.Build(context.Background(), dir, report.Options{Clusters: 200})
+	require.NoError(t, err)
+	const limit = 320 << 10
+	require.Greater(t, len(full), limit, "the uncapped page must be larger than the cap tested")
+	capped, err := report.Build(context.Background(), dir, report.Options{Clusters: 200, MaxBytes: limit})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(capped), limit)
+	assert.Contains(t, string(capped), "the report&#39;s size cap was reached")
+	assert.NotContains(t, string(full), "size cap was reached")
+}
+
+func TestNoClusters(t *testing.T) {
+	dir := dedupSeed(t)
+	page, err := report.Build(context.Background(), dir, report.Options{Clusters: 0})
+	require.NoError(t, err)
+	assert.NotContains(t, string(page), `<section class="cluster"`)
+	assert.Contains(t, string(page), `data-count="removed">1<`)
+}
+
+func TestNotAnOutputDirectory(t *testing.T) {
+	_, err := report.Build(context.Background(), t.TempDir(), report.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stats.json")
+}

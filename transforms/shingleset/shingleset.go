@@ -1,0 +1,60 @@
+// Package shingleset turns a text into the set of shingle hashes the dedup method
+// compares: normalize, shingle, hash, and cap huge documents. Every stage of the pipeline,
+// the CLI's compare and sign, and the report shingle through it, so they always agree.
+package shingleset
+
+import (
+	"slices"
+
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/transforms/shingle"
+)
+
+// Shingler turns a text into its shingle-hash set exactly as every stage must: the
+// featurizing pass, the verification re-read and the CLI's compare and sign share it.
+type Shingler struct {
+	opts        shingle.Options
+	norm        normalize.Options
+	sum         func([]byte) uint64
+	maxShingles int
+}
+
+// Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
+func (s *Shingler) Hashes(text string) ([]uint64, bool) {
+	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
+	if s.maxShingles > 0 && len(h) > s.maxShingles {
+		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
+		// two capped sets still estimates the full sets' without bias, while a 50 MB
+		// document shuffles and compares no more than any other.
+		return slices.Clip(h[:s.maxShingles]), true
+	}
+	return h, false
+}
+
+// Config is what every stage that shingles needs to know, in fields a DoFn can
+// carry.
+type Config struct {
+	Kind        string
+	N           int
+	StripPunct  bool
+	Hash        string
+	MaxShingles int
+}
+
+// Shingler validates the configuration and builds its Shingler.
+func (c Config) Shingler() (*Shingler, error) {
+	k, err := shingle.ParseKind(c.Kind)
+	if err != nil {
+		return nil, err
+	}
+	h, err := minhash.ParseHashFunc(c.Hash)
+	if err != nil {
+		return nil, err
+	}
+	opts := shingle.Options{Kind: k, N: c.N}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Sum64, maxShingles: c.MaxShingles}, nil
+}
