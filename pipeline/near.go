@@ -110,7 +110,7 @@ func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ []byte, batc
 func nearPairs(es []Edge) []report.NearPair {
 	out := make([]report.NearPair, len(es))
 	for i, e := range es {
-		out[i] = report.NearPair{A: e.U, B: e.V, Similarity: e.Sim}
+		out[i] = report.NearPair{A: externalID(e.U), B: externalID(e.V), Similarity: e.Sim}
 	}
 	return out
 }
