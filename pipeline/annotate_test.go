@@ -35,7 +35,7 @@ func TestAnnotateJSONLKeepsRecordsAndAddsClusterFields(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{"annotated.jsonl", "rejected.jsonl", ClustersFile, StatsFile}, names)
+	assert.ElementsMatch(t, []string{"annotated.jsonl", "rejected.jsonl", ClustersFile, SimilaritiesFile, StatsFile}, names)
 
 	got, err := os.ReadFile(filepath.Join(cfg.Output, "annotated.jsonl"))
 	require.NoError(t, err)

@@ -13,6 +13,11 @@ import (
 // run still commits, with a warning in stats.json and no report.html (an older one is
 // removed rather than left to describe another run). It returns the names to commit.
 func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, names []string) ([]string, error) {
+	if cfg.Mode == ModeAnnotate {
+		// The page shows kept and removed texts side by side; an annotate run writes
+		// neither file, so it has no page to build.
+		return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }), nil
+	}
 	err := report.Write(ctx, tempDir, report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output})
 	if err == nil {
 		return names, nil

@@ -8,7 +8,8 @@
 // run) without guessing from pids. On gs://, which has no locks, the lock is an object
 // created with a does-not-exist precondition; a lock whose holder ran on this host under a
 // pid that no longer exists is stale and replaced with a generation precondition, so two
-// runs can never both take it over.
+// runs can never both take it over. On s3:// the object is created with S3's conditional
+// write (If-None-Match: *); a stale one is deleted and the creation tried again.
 package runlock
 
 import (
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -72,9 +74,12 @@ type Lock struct {
 func Acquire(ctx context.Context, dir string, me Holder) (l *Lock, stale *Holder, err error) {
 	path := files.Join(dir, Name)
 	l = &Lock{Path: path, Holder: me}
-	if files.IsLocal(dir) {
+	switch {
+	case files.IsLocal(dir):
 		l.impl, stale, err = acquireLocal(path, me)
-	} else {
+	case strings.HasPrefix(dir, "s3://"):
+		l.impl, stale, err = acquireS3(ctx, path, me)
+	default:
 		l.impl, stale, err = acquireGCS(ctx, path, me)
 	}
 	if err != nil {
