@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/files"
@@ -49,17 +47,7 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	rows := beam.ParDo(s.Scope("IndexRows"), &docRowFn{Shingle: cfg.shingleConfig(), Shards: shards}, docs)
 	writeShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
-	var stop chan struct{}
-	var done <-chan struct{}
-	if progressOut != nil {
-		stop = make(chan struct{})
-		done = reportProgress(progressOut, 2*time.Second, stop)
-	}
-	res, err := beamx.RunWithMetrics(ctx, p)
-	if stop != nil {
-		close(stop)
-		<-done
-	}
+	res, err := runWithProgress(ctx, p, progressOut)
 	if err != nil {
 		return nil, fmt.Errorf("index pipeline failed (no index was committed at %s): %w", cfg.Output, err)
 	}

@@ -1,11 +1,15 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 )
 
 // progress is updated by the DoFns. It only moves when they run in this process (the
@@ -15,6 +19,20 @@ var progress struct {
 	read     atomic.Int64
 	shingled atomic.Int64
 	stage    atomic.Value // string
+}
+
+// runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
+// progress line to progressOut (when not nil) while it runs.
+func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
+	if progressOut == nil {
+		return beamx.RunWithMetrics(ctx, p)
+	}
+	stop := make(chan struct{})
+	done := reportProgress(progressOut, 2*time.Second, stop)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	close(stop)
+	<-done
+	return res, err
 }
 
 // reportProgress prints a progress line to w every interval until stop is closed. On a

@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
@@ -65,17 +64,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, &cfg, inputs, tempDir)
 
-	var stop chan struct{}
-	var done <-chan struct{}
-	if progressOut != nil {
-		stop = make(chan struct{})
-		done = reportProgress(progressOut, 2*time.Second, stop)
-	}
-	res, err := beamx.RunWithMetrics(ctx, p)
-	if stop != nil {
-		close(stop)
-		<-done
-	}
+	res, err := runWithProgress(ctx, p, progressOut)
 	if err != nil {
 		return nil, dir.failed(ctx, jobError(err))
 	}
