@@ -34,15 +34,7 @@ func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc fu
 		d := record.Doc{ID: id, File: file, Line: row}
 		var bad bool
 		d.Text, bad = textfile.Text(text)
-		if d.ID == "" {
-			// As for JSONL: a missing or empty id would merge unrelated records downstream.
-			d.ID = textfile.ID(file, row)
-		}
-		if bad {
-			st.InvalidUTF8++
-		}
-		st.Docs++
-		doc(d)
+		st.emit(d, bad, doc)
 	})
 	var rerr *parquetfile.RowError
 	switch {

@@ -212,11 +212,16 @@ func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stat
 	} else {
 		d.Text, bad = textfile.Text(rec)
 	}
+	st.emit(d, bad, doc)
+}
+
+// emit counts and passes on a record read from any format. A missing or empty id becomes
+// FILE:LINE (the row, for Parquet): it would otherwise merge unrelated records downstream.
+func (st *Stats) emit(d record.Doc, invalidUTF8 bool, doc func(record.Doc)) {
 	if d.ID == "" {
-		// A missing or empty id would merge unrelated records downstream.
-		d.ID = textfile.ID(file, num)
+		d.ID = textfile.ID(d.File, d.Line)
 	}
-	if bad {
+	if invalidUTF8 {
 		st.InvalidUTF8++
 	}
 	st.Docs++
