@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -263,9 +264,9 @@ func (f *readIndexFn) ProcessElement(ctx context.Context, ref shardRef, emitLoc 
 	})
 	// Both batch their output: flush it while this element's emitters are valid.
 	f.Locate.FinishBundle(emitLoc)
-	f.Featurize.FinishBundle(ctx, emitSet, emitBand)
+	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand)
 	indexedDocuments.Inc(ctx, n)
-	return err
+	return errors.Join(err, ferr)
 }
 
 // readIndexed reads the requested rows (sorted) of a shard file of index ord as Docs.

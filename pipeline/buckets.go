@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x0[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch), func(int, starBatch)](&bucketFn{})
+	register.DoFn6x1[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch), func(int, starBatch), error](&bucketFn{})
 	register.Iter1[int]()
 }
 
@@ -47,9 +47,13 @@ type bucketFn struct {
 }
 
 func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool,
-	emit func(int, edgeBatch), emitStar func(int, starBatch)) {
+	emit func(int, edgeBatch), emitStar func(int, starBatch)) error {
 	start := time.Now()
-	entries := compactBandEntries(batch.Items)
+	entries, err := bandEntries(batch)
+	if err != nil {
+		return err
+	}
+	entries = compactBandEntries(entries)
 	byPart := map[int][]Edge{}
 	starPart := map[int][]StarMember{}
 	var members []string
@@ -87,6 +91,16 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 	}
 	lshNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("lsh")
+	return nil
+}
+
+// bandEntries returns a partition's band entries: those in the batch and those in its
+// spill files, in no particular order. They are gathered by the combiner's own function,
+// so copies of one page collapse while they are read.
+func bandEntries(batch bandBatch) ([]BandEntry, error) {
+	acc := bandBatch{Items: batch.Items}
+	err := unspill(batch.Spilled, decodeBands, func(b bandBatch) { acc = appendBandEntries(acc, b) })
+	return acc.Items, err
 }
 
 // compactBandEntries sorts band entries by (band key, set) and keeps one entry per
@@ -114,5 +128,5 @@ func appendBandEntries(a, b bandBatch) bandBatch {
 	if m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
 		out = compactBandEntries(out)
 	}
-	return bandBatch{out}
+	return bandBatch{Items: out, Spilled: append(a.Spilled, b.Spilled...)}
 }

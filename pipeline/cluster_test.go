@@ -53,7 +53,7 @@ func init() {
 // singleEdge and singleHalf put one item in a batch under key 0, as the pipeline's stages
 // emit them.
 func singleEdge(e Edge, emit func(int, edgeBatch)) { emit(0, edgeBatch{[]Edge{e}}) }
-func singleHalf(h Half, emit func(int, halfBatch)) { emit(0, halfBatch{[]Half{h}}) }
+func singleHalf(h Half, emit func(int, halfBatch)) { emit(0, halfBatch{Items: []Half{h}}) }
 
 func toAny(ss []string) []any {
 	out := make([]any, len(ss))

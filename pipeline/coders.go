@@ -17,9 +17,21 @@ import (
 type setBatch struct{ Items []SetKey }
 type readBatch struct{ Items []ReadRequest }
 type locBatch struct{ Items []IDLoc }
-type bandBatch struct{ Items []BandEntry }
+
+// bandBatch holds band entries, or (Spilled) the local files that hold them
+// (internal/spill), each file a sequence of encoded bandBatches without files.
+type bandBatch struct {
+	Items   []BandEntry
+	Spilled []string
+}
 type edgeBatch struct{ Items []Edge }
-type halfBatch struct{ Items []Half }
+
+// halfBatch holds halves of candidate pairs, or (Spilled) the local files that hold
+// them, each a sequence of encoded halfBatches without files.
+type halfBatch struct {
+	Items   []Half
+	Spilled []string
+}
 type fateBatch struct{ Items []Fate }
 
 func init() {
@@ -147,18 +159,56 @@ func encodeAll[T any](items []T, size int, put func(*encoder, T)) []byte {
 
 func decodeAll[T any](b []byte, get func(*decoder) T) ([]T, error) {
 	d := decoder{b: b}
+	items := decodeItems(&d, get)
+	return items, d.end()
+}
+
+// encodeSpillable and decodeSpillable frame a batch that may name spill files (see
+// spill.go) after its items.
+func encodeSpillable[T any](items []T, files []string, size int, put func(*encoder, T)) []byte {
+	e := encoder{b: make([]byte, 0, size+8)}
+	e.uvarint(uint64(len(items)))
+	for _, it := range items {
+		put(&e, it)
+	}
+	e.uvarint(uint64(len(files)))
+	for _, f := range files {
+		e.str(f)
+	}
+	return e.b
+}
+
+func decodeSpillable[T any](b []byte, get func(*decoder) T) ([]T, []string, error) {
+	d := decoder{b: b}
+	items := decodeItems(&d, get)
+	var files []string
+	for i, n := uint64(0), d.uvarint(); i < n && d.err == nil; i++ {
+		files = append(files, d.str())
+	}
+	return items, files, d.end()
+}
+
+func decodeItems[T any](d *decoder, get func(*decoder) T) []T {
 	n := d.uvarint()
-	if n > uint64(len(b)) { // every item takes at least one byte
-		return nil, fmt.Errorf("decode batch: %d items in %d bytes", n, len(b))
+	if n > uint64(len(d.b)) { // every item takes at least one byte
+		if d.err == nil {
+			d.err = fmt.Errorf("decode batch: %d items in %d bytes", n, len(d.b))
+		}
+		return nil
 	}
 	items := make([]T, 0, n)
 	for i := uint64(0); i < n && d.err == nil; i++ {
-		items = append(items, get(&d))
+		items = append(items, get(d))
 	}
+	return items
+}
+
+// end is the decoder's error, or one for bytes left over.
+func (d *decoder) end() error {
 	if d.err == nil && len(d.b) != 0 {
 		d.err = fmt.Errorf("decode batch: %d trailing bytes", len(d.b))
 	}
-	return items, d.err
+	return d.err
 }
 
 func encodeReads(b readBatch) []byte {
@@ -207,7 +257,7 @@ func decodeLocs(b []byte) (locBatch, error) {
 }
 
 func encodeBands(b bandBatch) []byte {
-	return encodeAll(b.Items, 48*len(b.Items), func(e *encoder, be BandEntry) {
+	return encodeSpillable(b.Items, b.Spilled, 48*len(b.Items), func(e *encoder, be BandEntry) {
 		e.u64(be.Key)
 		e.u64(be.Set)
 		e.u64(be.Chk)
@@ -216,8 +266,10 @@ func encodeBands(b bandBatch) []byte {
 }
 
 func decodeBands(b []byte) (bandBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) BandEntry { return BandEntry{Key: d.u64(), Set: d.u64(), Chk: d.u64(), ID: d.str()} })
-	return bandBatch{items}, err
+	items, files, err := decodeSpillable(b, func(d *decoder) BandEntry {
+		return BandEntry{Key: d.u64(), Set: d.u64(), Chk: d.u64(), ID: d.str()}
+	})
+	return bandBatch{items, files}, err
 }
 
 func encodeEdges(b edgeBatch) []byte {
@@ -242,7 +294,7 @@ func encodeHalves(b halfBatch) []byte {
 	for _, h := range b.Items {
 		size += len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24
 	}
-	return encodeAll(b.Items, size, func(e *encoder, h Half) {
+	return encodeSpillable(b.Items, b.Spilled, size, func(e *encoder, h Half) {
 		e.str(h.U)
 		e.str(h.V)
 		e.str(h.Node)
@@ -252,10 +304,10 @@ func encodeHalves(b halfBatch) []byte {
 }
 
 func decodeHalves(b []byte) (halfBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) Half {
+	items, files, err := decodeSpillable(b, func(d *decoder) Half {
 		return Half{U: d.str(), V: d.str(), Node: d.str(), Hashes: d.hashes(), Length: d.varint()}
 	})
-	return halfBatch{items}, err
+	return halfBatch{items, files}, err
 }
 
 func encodeFates(b fateBatch) []byte {

@@ -86,7 +86,10 @@ type Config struct {
 	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
 	// larger ones star edges, audited (see transforms/candidates).
 	BucketAllPairs int
-	Quiet          bool
+	// BandSpill is BandSpillAuto or BandSpillOff: whether the band entries go through
+	// local files instead of the runner's shuffle (see spill.go).
+	BandSpill string
+	Quiet     bool
 	// Warnings receives what the driver has to say about the output directory (a stale
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer
@@ -102,6 +105,7 @@ type Config struct {
 	indexes    []*index.Manifest // the opened Against indexes (OpenIndexes)
 	preferred  []string          // Prefer, expanded
 	indexWrite *indexWrite       // where UpdateIndex writes
+	spillDir   string            // where featurize spills band entries; "": through the runner
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -126,6 +130,7 @@ func DefaultConfig() Config {
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
+		BandSpill:         BandSpillAuto,
 		Mode:              ModeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
 		ReportClusters:    report.DefaultClusters,
@@ -184,6 +189,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
+	}
+	if c.BandSpill != BandSpillAuto && c.BandSpill != BandSpillOff {
+		errs = append(errs, fmt.Errorf("--band-spill: must be auto or off, got %q", c.BandSpill))
 	}
 	if c.BucketAllPairs < 1 {
 		errs = append(errs, fmt.Errorf("--bucket-all-pairs: must be at least 1, got %d", c.BucketAllPairs))

@@ -125,6 +125,10 @@ func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint
 // The work runs on a pool of one goroutine per core (a one-file corpus is one bundle
 // on Prism, so this is what keeps every core busy) and the results come back in input
 // order; they are emitted in batches per partition, not one element per band.
+//
+// With SpillDir set (workers on this machine: see Config.BandSpill), the band entries,
+// the job's largest shuffle by far, go to local files by partition (internal/spill) and
+// only the files' names are emitted.
 type featurizeFn struct {
 	Shingle    ShingleConfig
 	Scheme     string
@@ -133,10 +137,12 @@ type featurizeFn struct {
 	Bands      int
 	Rows       int
 	Partitions int
+	SpillDir   string
 
 	pool  *ordered.Pool[record.Doc, features]
 	sets  *batch.ByPartition[SetKey]
 	bands *batch.ByPartition[BandEntry]
+	spill spiller
 	count featureCounts // the bundle's counter sums
 }
 
@@ -158,6 +164,7 @@ func (f *featurizeFn) Setup() error {
 	})
 	f.sets = batch.New[SetKey](f.Partitions, batchItems)
 	f.bands = batch.New[BandEntry](f.Partitions, batchItems)
+	f.spill = spiller{Dir: f.SpillDir}
 	return nil
 }
 
@@ -181,10 +188,13 @@ func (f *featurizeFn) ProcessElement(d record.Doc, emitSet func(int, setBatch), 
 	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand) })
 }
 
-func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
+func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBatch), emitBand func(int, bandBatch)) error {
 	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
 	f.sets.Flush(func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
-	f.bands.Flush(func(p int, items []BandEntry) { emitBand(p, bandBatch{items}) })
+	f.bands.Flush(func(p int, items []BandEntry) { f.emitBands(p, items, emitBand) })
+	if err := f.spill.close(func(p int, path string) { emitBand(p, bandBatch{Spilled: []string{path}}) }); err != nil {
+		return err
+	}
 	c := f.count
 	cappedDocuments.Inc(ctx, c.capped)
 	shinglesTotal.Inc(ctx, c.shingles)
@@ -192,6 +202,16 @@ func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBat
 	shingleNanos.Inc(ctx, c.shingleNanos)
 	minhashNanos.Inc(ctx, c.minhashNanos)
 	f.count = featureCounts{}
+	return nil
+}
+
+// emitBands sends one partition's batch of band entries on, or to its spill file.
+func (f *featurizeFn) emitBands(p int, items []BandEntry, emitBand func(int, bandBatch)) {
+	if f.spill.Dir == "" {
+		emitBand(p, bandBatch{Items: items})
+		return
+	}
+	f.spill.add(p, encodeBands(bandBatch{Items: items}))
 }
 
 // collect adds one document's results to the bundle's batches and counter sums.
@@ -200,7 +220,7 @@ func (f *featurizeFn) collect(r features, emitSet func(int, setBatch), emitBand 
 	f.sets.Add(partOfHash(key.Hash, f.Partitions), key, func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
 	for _, bk := range r.bandKeys {
 		f.bands.Add(partOfHash(bk, f.Partitions), BandEntry{Key: bk, Set: key.Hash, Chk: key.Check, ID: key.ID},
-			func(p int, items []BandEntry) { emitBand(p, bandBatch{items}) })
+			func(p int, items []BandEntry) { f.emitBands(p, items, emitBand) })
 	}
 	if r.capped {
 		f.count.capped++

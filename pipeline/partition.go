@@ -31,12 +31,14 @@ func partOfString(s string, n int) int { return int(xxhash.Sum64String(s) % uint
 // band key's low bits, which also pick nothing else, are not reused.
 func partOfHash(h uint64, n int) int { return int((h >> 32) % uint64(n)) }
 
-func appendSets(a, b setBatch) setBatch     { return setBatch{append(a.Items, b.Items...)} }
-func appendReads(a, b readBatch) readBatch  { return readBatch{append(a.Items, b.Items...)} }
-func appendLocs(a, b locBatch) locBatch     { return locBatch{append(a.Items, b.Items...)} }
-func appendEdges(a, b edgeBatch) edgeBatch  { return edgeBatch{append(a.Items, b.Items...)} }
-func appendHalves(a, b halfBatch) halfBatch { return halfBatch{append(a.Items, b.Items...)} }
-func appendFates(a, b fateBatch) fateBatch  { return fateBatch{append(a.Items, b.Items...)} }
+func appendSets(a, b setBatch) setBatch    { return setBatch{append(a.Items, b.Items...)} }
+func appendReads(a, b readBatch) readBatch { return readBatch{append(a.Items, b.Items...)} }
+func appendLocs(a, b locBatch) locBatch    { return locBatch{append(a.Items, b.Items...)} }
+func appendEdges(a, b edgeBatch) edgeBatch { return edgeBatch{append(a.Items, b.Items...)} }
+func appendHalves(a, b halfBatch) halfBatch {
+	return halfBatch{Items: append(a.Items, b.Items...), Spilled: append(a.Spilled, b.Spilled...)}
+}
+func appendFates(a, b fateBatch) fateBatch { return fateBatch{append(a.Items, b.Items...)} }
 
 // gather groups a KV<int, batch> collection by partition with one of the append
 // functions above.

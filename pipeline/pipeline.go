@@ -17,7 +17,7 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	locate := &locateFn{Partitions: cfg.Partitions}
 	featurize := &featurizeFn{
 		Shingle: cfg.shingleConfig(), Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm,
-		Bands: cfg.Bands, Rows: cfg.Rows, Partitions: cfg.Partitions,
+		Bands: cfg.Bands, Rows: cfg.Rows, Partitions: cfg.Partitions, SpillDir: cfg.spillDir,
 	}
 	sets, bands := beam.ParDo2(s.Scope("ShingleSign"), featurize, docs)
 	docLocs := beam.ParDo(s.Scope("Locate"), locate, docs)

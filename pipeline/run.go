@@ -60,6 +60,12 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		}
 	}
 	tempDir := dir.tmp
+	cleanSpill, err := cfg.chooseSpillDir(tempDir)
+	if err != nil {
+		dir.abort(ctx)
+		return nil, fmt.Errorf("band spill directory: %w", err)
+	}
+	defer cleanSpill()
 
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, &cfg, inputs, tempDir)

@@ -46,7 +46,8 @@ func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) (verif
 	s = s.Scope("Verify")
 	requests := beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
-	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions, Renamed: cfg.renamedFiles()},
+	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions,
+		Renamed: cfg.renamedFiles(), SpillDir: cfg.spillDir},
 		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo2(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
@@ -69,7 +70,7 @@ func (f *routeFn) ProcessElement(_ int, batch edgeBatch, emit func(int, halfBatc
 		}
 	}
 	for _, p := range sortedKeys(byPart) {
-		emit(p, halfBatch{byPart[p]})
+		emit(p, halfBatch{Items: byPart[p]})
 	}
 }
 
@@ -110,19 +111,29 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 	return nil
 }
 
-// rereadFn reads one input file again and shingles the lines candidates asked for.
+// rereadFn reads one input file again and shingles the lines candidates asked for. A
+// document's shingle hashes go to each of its pairs' partitions, so the halves outweigh
+// the band entries per candidate: with SpillDir set they go through spill files (see
+// spill.go).
 type rereadFn struct {
 	Shingle    ShingleConfig
 	Source     source.Config
 	Partitions int
 	Renamed    map[string]int // files whose ids are renamed: index shards (their index's ordinal), preferred inputs (-1)
+	SpillDir   string
 
-	sh *Shingler
+	sh    *Shingler
+	spill spiller
 }
 
 func (f *rereadFn) Setup() (err error) {
+	f.spill = spiller{Dir: f.SpillDir}
 	f.sh, err = f.Shingle.Shingler()
 	return err
+}
+
+func (f *rereadFn) FinishBundle(emit func(int, halfBatch)) error {
+	return f.spill.close(func(p int, path string) { emit(p, halfBatch{Spilled: []string{path}}) })
 }
 
 func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, halfBatch)) error {
@@ -156,7 +167,11 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
 	for _, p := range sortedKeys(byPart) {
-		emit(p, halfBatch{byPart[p]})
+		if f.spill.Dir != "" {
+			f.spill.add(p, encodeHalves(halfBatch{Items: byPart[p]}))
+		} else {
+			emit(p, halfBatch{Items: byPart[p]})
+		}
 	}
 	return nil
 }
@@ -187,6 +202,9 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatc
 	start := time.Now()
 	near := newNearBatch()
 	halves := batch.Items
+	if err := unspill(batch.Spilled, decodeHalves, func(b halfBatch) { halves = append(halves, b.Items...) }); err != nil {
+		return err
+	}
 	slices.SortFunc(halves, func(a, b Half) int {
 		return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V), cmp.Compare(a.Node, b.Node))
 	})

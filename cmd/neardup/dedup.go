@@ -34,6 +34,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.AnnotatePrefix, "annotate-prefix", cfg.AnnotatePrefix, "--mode annotate: prefix of the added fields (PREFIXcluster__, PREFIXcluster_size__, PREFIXduplicate__, PREFIXsimilarity__)")
 	fs.StringVar(&cfg.CC, "cc", cfg.CC, "connected components: local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
+	fs.StringVar(&cfg.BandSpill, "band-spill", cfg.BandSpill, "auto: when the workers run in this process (the embedded runner, LOOPBACK), the band entries go through local files in the output's temporary directory instead of the runner's in-memory shuffle; off: always through the runner")
 	fs.IntVar(&cfg.BucketAllPairs, "bucket-all-pairs", cfg.BucketAllPairs, "LSH buckets of up to this many distinct sets give all their pairs (exact); larger ones star edges, whose unchecked pairs stats.json counts")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")

@@ -48,8 +48,6 @@ func fromAnnotated(d record.Decision) entry {
 		Size: max(d.ClusterSize, 1), Duplicate: d.Removed}
 }
 
-func keyAnnotated(d record.Decision) (string, entry) { return d.File, fromAnnotated(d) }
-
 // appendAnnotations appends the added fields, each preceded by a comma, to a JSON object
 // being written.
 func appendAnnotations(dst []byte, e entry, names [4]string) []byte {

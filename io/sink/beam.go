@@ -3,6 +3,8 @@ package sink
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -19,12 +21,12 @@ var (
 )
 
 func init() {
-	register.Function1x2(keyDecision)
-	register.Function1x2(keyRejected)
-	register.Function1x2(keyAnnotated)
-	register.DoFn3x2[context.Context, string, func(*entry) bool, part, error](&writePartFn{})
+	register.DoFn2x0[record.Decision, func(string, entryBatch)](&decisionsByFileFn{})
+	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedByFileFn{})
+	register.Emitter2[string, entryBatch]()
+	register.DoFn3x2[context.Context, string, func(*entryBatch) bool, part, error](&writePartFn{})
 	register.DoFn3x1[context.Context, []byte, func(*part) bool, error](&concatFn{})
-	register.Iter1[entry]()
+	register.Iter1[entryBatch]()
 	register.Iter1[part]()
 }
 
@@ -47,13 +49,8 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 		panic(fmt.Sprintf("sink.Write: WriteConfig.Format is %q; want the resolved format, %q, %q or %q (source.OutputFormat)",
 			cfg.Format, source.FormatJSONL, source.FormatText, source.FormatParquet))
 	}
-	var d beam.PCollection
-	if cfg.Annotate != "" {
-		d = beam.ParDo(s, keyAnnotated, decisions)
-	} else {
-		d = beam.ParDo(s, keyDecision, decisions)
-	}
-	r := beam.ParDo(s, keyRejected, rejected)
+	d := beam.ParDo(s, &decisionsByFileFn{Annotate: cfg.Annotate != ""}, decisions)
+	r := beam.ParDo(s, &rejectedByFileFn{}, rejected)
 	byFile := beam.GroupByKey(s, beam.Flatten(s, d, r))
 	parts := beam.ParDo(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
 	// Impulse + side input rather than a GroupByKey of the parts: it runs exactly once even
@@ -61,21 +58,76 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	beam.ParDo0(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, beam.Impulse(s), beam.SideInput{Input: parts})
 }
 
-func keyDecision(d record.Decision) (string, entry) { return d.File, fromDecision(d) }
+// entryBatch is some of one input file's outcomes. The grouping by file moves one
+// element per file and bundle (or per batchEntries outcomes), not one per record: the
+// runner's cost is per element, and Prism holds a shuffle's elements in memory.
+type entryBatch struct{ Items []entry }
 
-func keyRejected(r record.Rejected) (string, entry) { return r.File, fromRejected(r) }
+// batchEntries outcomes make one entryBatch at most.
+const batchEntries = 4096
+
+// byFile gathers a bundle's outcomes by input file.
+type byFile map[string][]entry
+
+func (b *byFile) add(file string, e entry, emit func(string, entryBatch)) {
+	if *b == nil {
+		*b = byFile{}
+	}
+	items := append((*b)[file], e)
+	if len(items) >= batchEntries {
+		emit(file, entryBatch{items})
+		items = nil
+	}
+	(*b)[file] = items
+}
+
+func (b *byFile) flush(emit func(string, entryBatch)) {
+	for _, file := range slices.Sorted(maps.Keys(*b)) {
+		if items := (*b)[file]; len(items) > 0 {
+			emit(file, entryBatch{items})
+		}
+	}
+	*b = nil
+}
+
+// decisionsByFileFn keys the documents' outcomes by input file, in batches.
+type decisionsByFileFn struct {
+	Annotate bool
+	files    byFile
+}
+
+func (f *decisionsByFileFn) ProcessElement(d record.Decision, emit func(string, entryBatch)) {
+	e := fromDecision(d)
+	if f.Annotate {
+		e = fromAnnotated(d)
+	}
+	f.files.add(d.File, e, emit)
+}
+
+func (f *decisionsByFileFn) FinishBundle(emit func(string, entryBatch)) { f.files.flush(emit) }
+
+// rejectedByFileFn keys the rejected records by input file, in batches.
+type rejectedByFileFn struct{ files byFile }
+
+func (f *rejectedByFileFn) ProcessElement(r record.Rejected, emit func(string, entryBatch)) {
+	f.files.add(r.File, fromRejected(r), emit)
+}
+
+func (f *rejectedByFileFn) FinishBundle(emit func(string, entryBatch)) { f.files.flush(emit) }
 
 type writePartFn struct {
 	TempDir, Format string
 	Annotate        string // the --mode annotate field prefix; empty in dedup mode
 }
 
-func (f *writePartFn) ProcessElement(ctx context.Context, file string, entries func(*entry) bool) (part, error) {
+func (f *writePartFn) ProcessElement(ctx context.Context, file string, batches func(*entryBatch) bool) (part, error) {
 	var p plan
-	var e entry
-	for entries(&e) {
-		if err := p.add(e); err != nil {
-			return part{}, fmt.Errorf("outcomes for %s: %w", file, err)
+	var b entryBatch
+	for batches(&b) {
+		for _, e := range b.Items {
+			if err := p.add(e); err != nil {
+				return part{}, fmt.Errorf("outcomes for %s: %w", file, err)
+			}
 		}
 	}
 	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, file, &p)

@@ -1,0 +1,118 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+
+	"github.com/neardup/neardup/internal/spill"
+	"github.com/neardup/neardup/io/files"
+)
+
+// Band spilling (--band-spill): the band entries are 15 or so per document, the job's
+// largest shuffle by an order of magnitude, and the embedded Prism runner keeps a
+// shuffle's whole volume in memory about five times over (its persisted copy, the next
+// stage's joined input, the gRPC message both ways, the decoded values). Written to
+// local files by partition instead (internal/spill), they cost their bytes on disk once
+// and the bucketing step holds one partition at a time. That needs every worker to see
+// the same disk, which is true exactly when the workers run in this process.
+const (
+	BandSpillAuto = "auto" // spill when the workers run in this process (the default)
+	BandSpillOff  = "off"  // always through the runner's shuffle
+)
+
+// workersInProcess reports whether the SDK workers will run in this process: the
+// embedded Prism runner (no --runner, or prism/direct without --endpoint), or any
+// runner with --environment_type=LOOPBACK.
+func workersInProcess() bool {
+	env := strings.ToLower(*jobopts.EnvironmentType)
+	if env == "loopback" {
+		return true
+	}
+	switch *runners.Runner {
+	case "", "prism", "direct":
+		return env == "" && *jobopts.Endpoint == ""
+	}
+	return false
+}
+
+// chooseSpillDir sets where featurize spills band entries for a run whose temporary
+// directory is tempDir, and returns a cleanup for a directory outside it.
+func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
+	c.spillDir = ""
+	if c.BandSpill != BandSpillAuto || !workersInProcess() {
+		return func() {}, nil
+	}
+	if files.IsLocal(tempDir) {
+		c.spillDir = filepath.Join(tempDir, "spill")
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "neardup-spill-")
+	if err != nil {
+		return nil, err
+	}
+	c.spillDir = dir
+	return func() { os.RemoveAll(dir) }, nil
+}
+
+// spiller sends a bundle's encoded batches to spill files by partition when Dir is set;
+// it is part of a DoFn and starts a new set of files in each bundle.
+type spiller struct {
+	Dir string
+
+	w   *spill.Writer
+	err error // the first error, returned by close
+}
+
+// add appends one encoded batch to partition p's file.
+func (s *spiller) add(p int, rec []byte) {
+	if s.err != nil {
+		return
+	}
+	if s.w == nil {
+		if s.w, s.err = spill.NewWriter(s.Dir); s.err != nil {
+			return
+		}
+	}
+	s.err = s.w.Append(p, rec)
+}
+
+// close ends the bundle's files and passes each partition's file, in partition order,
+// to emit.
+func (s *spiller) close(emit func(p int, path string)) error {
+	w, err := s.w, s.err
+	s.w, s.err = nil, nil
+	if err != nil || w == nil {
+		return err
+	}
+	paths, err := w.Close()
+	if err != nil {
+		return err
+	}
+	for _, p := range sortedKeys(paths) {
+		emit(p, paths[p])
+	}
+	return nil
+}
+
+// unspill passes every batch in the spill files paths to fn, decoded.
+func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) error {
+	for _, path := range paths {
+		err := spill.Read(path, func(rec []byte) error {
+			b, err := decode(rec)
+			if err != nil {
+				return fmt.Errorf("read spilled batch %s: %w", path, err)
+			}
+			fn(b)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
