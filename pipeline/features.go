@@ -164,7 +164,7 @@ func (f *featurizeFn) Setup() error {
 	})
 	f.sets = batch.New[SetKey](f.Partitions, batchItems)
 	f.bands = batch.New[BandEntry](f.Partitions, batchItems)
-	f.spill = spiller{Dir: f.SpillDir}
+	f.spill = spiller{Dir: f.SpillDir, Kind: "bands"}
 	return nil
 }
 

@@ -119,15 +119,23 @@ func TestSameRunTwiceIsByteIdentical(t *testing.T) {
 	first, _ := dedup(t, cfg)
 	cfg.Output = t.TempDir()
 	second, _ := dedup(t, cfg)
+	assertSameOutputs(t, first, second)
+}
+
+// assertSameOutputs asserts that two runs wrote the same files with the same bytes, but
+// for stats.json's timings and report.html's lines that show them and the directory.
+func assertSameOutputs(t *testing.T, first, second map[string]string) {
+	t.Helper()
 	require.Equal(t, len(first), len(second))
 	for name, a := range first {
+		b := second[name]
 		switch name {
 		case StatsFile:
-			a, second[name] = withoutTimings(t, a), withoutTimings(t, second[name])
+			a, b = withoutTimings(t, a), withoutTimings(t, b)
 		case report.HTMLFile:
-			a, second[name] = withoutRunLines(a), withoutRunLines(second[name])
+			a, b = withoutRunLines(a), withoutRunLines(b)
 		}
-		assert.Equal(t, a, second[name], name)
+		assert.Equal(t, a, b, name)
 	}
 }
 
@@ -328,17 +336,10 @@ func TestValidateRejectsBadFlags(t *testing.T) {
 // TestDistributedCCMatchesLocal runs a generated corpus with both connected-components
 // modes and the two partitionings: every output but stats.json must be byte-identical.
 func TestDistributedCCMatchesLocal(t *testing.T) {
-	o := gen.Defaults()
-	o.N, o.Seed, o.DupFraction = 600, 11, 0.3
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	var docs, truth bytes.Buffer
-	_, err := gen.Generate(o, &docs, &truth)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
-
+	corpus := genCorpus(t, 600, 11)
 	run := func(cc string, partitions int) map[string]string {
 		cfg := DefaultConfig()
-		cfg.Inputs, cfg.Output = []string{o.Output}, t.TempDir()
+		cfg.Inputs, cfg.Output = []string{corpus}, t.TempDir()
 		cfg.Threshold, cfg.CC, cfg.Partitions = 0.5, cc, partitions
 		out, st := dedup(t, cfg)
 		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
@@ -350,4 +351,18 @@ func TestDistributedCCMatchesLocal(t *testing.T) {
 	local := run(CCLocal, 256)
 	assert.Equal(t, local, run(CCDistributed, 256))
 	assert.Equal(t, local, run(CCLocal, 3), "the partitioning must not change the result")
+}
+
+// genCorpus writes a generated corpus of n documents, 30% of them planted near-duplicates,
+// and returns its path.
+func genCorpus(t *testing.T, n int, seed uint64) string {
+	t.Helper()
+	o := gen.Defaults()
+	o.N, o.Seed, o.DupFraction = n, seed, 0.3
+	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
+	var docs, truth bytes.Buffer
+	_, err := gen.Generate(o, &docs, &truth)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
+	return o.Output
 }

@@ -62,7 +62,8 @@ func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
 // spiller sends a bundle's encoded batches to spill files by partition when Dir is set;
 // it is part of a DoFn and starts a new set of files in each bundle.
 type spiller struct {
-	Dir string
+	Dir  string
+	Kind string // what it spills, for spilledHook
 
 	w   *spill.Writer
 	err error // the first error, returned by close
@@ -94,10 +95,16 @@ func (s *spiller) close(emit func(p int, path string)) error {
 		return err
 	}
 	for _, p := range sortedKeys(paths) {
+		if spilledHook != nil {
+			spilledHook(s.Kind, paths[p])
+		}
 		emit(p, paths[p])
 	}
 	return nil
 }
+
+// spilledHook, when set (by tests), is told every spill file a bundle wrote.
+var spilledHook func(kind, path string)
 
 // unspill passes every batch in the spill files paths to fn, decoded.
 func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) error {

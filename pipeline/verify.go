@@ -127,7 +127,7 @@ type rereadFn struct {
 }
 
 func (f *rereadFn) Setup() (err error) {
-	f.spill = spiller{Dir: f.SpillDir}
+	f.spill = spiller{Dir: f.SpillDir, Kind: "halves"}
 	f.sh, err = f.Shingle.Shingler()
 	return err
 }
