@@ -243,17 +243,49 @@ func decodeSets(b []byte) (setBatch, error) {
 	return setBatch{items}, err
 }
 
+// encodeLocs writes each file name once per batch, then the locations with their
+// file's number in that table: a batch's locations come from a few files, and a path is
+// most of a location's bytes (and of what Prism holds for the locations in memory).
 func encodeLocs(b locBatch) []byte {
-	return encodeAll(b.Items, 64*len(b.Items), func(e *encoder, l IDLoc) {
+	num := map[string]uint64{}
+	var files []string
+	for _, l := range b.Items {
+		if _, ok := num[l.File]; !ok {
+			num[l.File] = uint64(len(files))
+			files = append(files, l.File)
+		}
+	}
+	e := encoder{b: make([]byte, 0, 24*len(b.Items)+64*len(files)+8)}
+	e.uvarint(uint64(len(files)))
+	for _, f := range files {
+		e.str(f)
+	}
+	e.uvarint(uint64(len(b.Items)))
+	for _, l := range b.Items {
 		e.str(l.ID)
-		e.str(l.File)
+		e.uvarint(num[l.File])
 		e.varint(l.Line)
-	})
+	}
+	return e.b
 }
 
 func decodeLocs(b []byte) (locBatch, error) {
-	items, err := decodeAll(b, func(d *decoder) IDLoc { return IDLoc{ID: d.str(), File: d.str(), Line: d.varint()} })
-	return locBatch{items}, err
+	d := decoder{b: b}
+	var files []string
+	for i, n := uint64(0), d.uvarint(); i < n && d.err == nil; i++ {
+		files = append(files, d.str())
+	}
+	items := decodeItems(&d, func(d *decoder) IDLoc {
+		l := IDLoc{ID: d.str()}
+		if f := d.uvarint(); f < uint64(len(files)) {
+			l.File = files[f]
+		} else if d.err == nil {
+			d.err = fmt.Errorf("decode locations: file %d of %d", f, len(files))
+		}
+		l.Line = d.varint()
+		return l
+	})
+	return locBatch{items}, d.end()
 }
 
 func encodeBands(b bandBatch) []byte {

@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// roundTrip encodes and decodes b, and checks that every truncation of the encoding is
+// an error rather than a shorter batch.
+func roundTrip[B any](t *testing.T, b B, enc func(B) []byte, dec func([]byte) (B, error)) B {
+	t.Helper()
+	data := enc(b)
+	got, err := dec(data)
+	require.NoError(t, err)
+	for n := range len(data) {
+		_, err := dec(data[:n])
+		require.Error(t, err, "a batch cut to %d of %d bytes decoded", n, len(data))
+	}
+	_, err = dec(append(data, 0))
+	require.Error(t, err, "a trailing byte was accepted")
+	return got
+}
+
+func TestLocationsShareTheirFileNames(t *testing.T) {
+	b := locBatch{[]IDLoc{
+		{ID: "a", File: "/data/x.jsonl", Line: 1},
+		{ID: "b", File: "/data/y.jsonl", Line: 7},
+		{ID: "c", File: "/data/x.jsonl", Line: 1 << 40},
+		{ID: "", File: "", Line: 0},
+	}}
+	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs))
+	one := encodeLocs(locBatch{b.Items[:1]})
+	four := encodeLocs(locBatch{append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
+	assert.Less(t, len(four)-len(one), 3*len("/data/x.jsonl"), "a repeated file name is written again")
+}
+
+func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
+	bands := bandBatch{Items: []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
+		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}
+	assert.Equal(t, bands, roundTrip(t, bands, encodeBands, decodeBands))
+	halves := halfBatch{Items: []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 5, 9}, Length: 12}},
+		Spilled: []string{"/tmp/s/c-3.spill"}}
+	assert.Equal(t, halves, roundTrip(t, halves, encodeHalves, decodeHalves))
+	filesOnly := halfBatch{Spilled: []string{"/tmp/s/c-3.spill"}}
+	got := roundTrip(t, filesOnly, encodeHalves, decodeHalves)
+	assert.Empty(t, got.Items)
+	assert.Equal(t, filesOnly.Spilled, got.Spilled)
+}
