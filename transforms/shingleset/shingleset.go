@@ -22,12 +22,17 @@ type Shingler struct {
 
 // Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
 func (s *Shingler) Hashes(text string) ([]uint64, bool) {
-	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
-	if s.maxShingles > 0 && len(h) > s.maxShingles {
+	return Cap(shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum), s.maxShingles)
+}
+
+// Cap keeps the max smallest of the sorted distinct hashes h (all of them when max is
+// 0) and says whether any were dropped.
+func Cap(h []uint64, max int) ([]uint64, bool) {
+	if max > 0 && len(h) > max {
 		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
 		// two capped sets still estimates the full sets' without bias, while a 50 MB
 		// document shuffles and compares no more than any other.
-		return slices.Clip(h[:s.maxShingles]), true
+		return slices.Clip(h[:max]), true
 	}
 	return h, false
 }
