@@ -89,6 +89,6 @@ for t in 0.7 0.8 0.9; do
 		--docs "$n" --bucket-min "$t" --json --svg "$OUT/recall-gosrc-$t.svg" >"$out.eval.json"
 	jq -r --arg t "$t" --slurpfile st "$out/stats.json" 'def f3: . * 1000 | round / 1000;
 		"| Go sources (\(.documents // "")) | \($t) | \(.exact.pairs) | \(.exact.pair_recall|f3) | \(.vs_exact.precision) | " +
-		(.recall_by_similarity | map("[\(.lo),\(.hi)) found \(.found)/\(.pairs) = \(.recall|f3); shared a bucket \(.banded) = \(.banded/.pairs|f3) vs S-curve \(.predicted|f3), seeds 5–95% \(.noise.p5|f3)–\(.noise.p95|f3); lost \(.banded_lost)") | join("<br>")) +
+		(.recall_by_similarity | map("[\(.lo),\(.hi)) found \(.found)/\(.pairs) = \(.recall|f3); shared a bucket \(.banded) = \(.banded/.pairs|f3) vs S-curve \(.predicted|f3), seeds 5–95% \(.noise.p5|f3)–\(.noise.p95|f3) (sd \(.noise.sd|f3), \(.noise.below) of \(.noise.seeds) seeds lower); lost \(.banded_lost)") | join("<br>")) +
 		" | \($st[0].counts.unresolved_bucket_pairs) | \($st[0].counts.star_buckets) |"' "$out.eval.json"
 done

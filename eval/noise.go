@@ -23,8 +23,10 @@ import (
 type Noise struct {
 	Seeds int     `json:"seeds"`
 	Mean  float64 `json:"mean"` // ≈ the S-curve averaged over the bucket's pairs
+	SD    float64 `json:"sd"`
 	P5    float64 `json:"p5"`
 	P95   float64 `json:"p95"`
+	Below int     `json:"below"` // seeds whose share is lower than the run's own seed's
 }
 
 // Signing is how the run signed and banded its documents (stats.json's parameters).
@@ -176,18 +178,32 @@ func AddBandNoise(buckets []Bucket, pairs []baseline.IDPair, sets map[string][]u
 		for s := range seeds {
 			share[s] = float64(perSeed[s][i]) / float64(buckets[i].Pairs)
 		}
-		buckets[i].Noise = spread(share)
+		buckets[i].Noise = spread(share, float64(own[i])/float64(buckets[i].Pairs))
 	}
 	return nil
 }
 
-// spread summarizes per-seed shares: mean and the nearest-rank 5th and 95th percentiles.
-func spread(xs []float64) *Noise {
+// spread summarizes per-seed shares: mean, standard deviation, the nearest-rank 5th and
+// 95th percentiles, and how many lie below the run's share.
+func spread(xs []float64, run float64) *Noise {
 	s := slices.Sorted(slices.Values(xs))
-	var sum float64
+	var sum, sq float64
 	for _, x := range s {
 		sum += x
 	}
+	mean := sum / float64(len(s))
+	for _, x := range s {
+		sq += (x - mean) * (x - mean)
+	}
 	rank := func(q float64) float64 { return s[max(0, int(math.Ceil(q*float64(len(s))))-1)] }
-	return &Noise{Seeds: len(s), Mean: sum / float64(len(s)), P5: rank(0.05), P95: rank(0.95)}
+	n := &Noise{Seeds: len(s), Mean: mean, P5: rank(0.05), P95: rank(0.95)}
+	if len(s) > 1 {
+		n.SD = math.Sqrt(sq / float64(len(s)-1))
+	}
+	for _, x := range s {
+		if x < run {
+			n.Below++
+		}
+	}
+	return n
 }

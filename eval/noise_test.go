@@ -70,6 +70,12 @@ func TestBandNoiseCopiesFailTogether(t *testing.T) {
 	p := lsh.Detection(j, testSigning.Bands, testSigning.Rows)
 	assert.InDelta(t, p, b.Noise.Mean, 0.15, "share of seeds on which the one trial succeeds")
 	assert.Contains(t, []int64{0, 400}, *b.Banded, "all or none under the run's seed")
+	assert.InDelta(t, math.Sqrt(b.Noise.Mean*(1-b.Noise.Mean)), b.Noise.SD, 0.01, "a single Bernoulli trial's spread")
+	if *b.Banded == 0 {
+		assert.Equal(t, 0, b.Noise.Below)
+	} else {
+		assert.Equal(t, int(math.Round((1-b.Noise.Mean)*100)), b.Noise.Below, "the seeds that missed")
+	}
 	binomial := 2 * 1.645 * math.Sqrt(p*(1-p)/400)
 	assert.Less(t, binomial, 0.1, "what treating the copies as independent pairs would claim")
 }

@@ -110,7 +110,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Buckets) > 0 {
 		fmt.Fprintln(bw, "\nexact pairs by similarity, found = both documents in one result cluster:")
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "similarity\tpairs\tfound\trecall\tS-curve\tshared a bucket\tof them lost\tS-curve 5%–95% over seeds\t")
+		fmt.Fprintln(tw, "similarity\tpairs\tfound\trecall\tS-curve\tshared a bucket\tof them lost\tshared share over seeds: 5%–95% (seeds lower than the run's)\t")
 		for _, b := range r.Buckets {
 			pred := "-"
 			if b.Predicted != nil {
@@ -125,7 +125,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				banded, lost = fmt.Sprint(*b.Banded), fmt.Sprint(*b.BandedLost)
 			}
 			if b.Noise != nil {
-				noise = fmt.Sprintf("%.4f–%.4f", b.Noise.P5, b.Noise.P95)
+				noise = fmt.Sprintf("%.4f–%.4f (%d of %d lower)", b.Noise.P5, b.Noise.P95, b.Noise.Below, b.Noise.Seeds)
 			}
 			fmt.Fprintf(tw, "%.2f–%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", b.Lo, b.Hi, b.Pairs, b.Found, rec, pred, banded, lost, noise)
 		}
