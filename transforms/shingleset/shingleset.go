@@ -29,9 +29,11 @@ func (s *Shingler) Hashes(text string) ([]uint64, bool) {
 // 0) and says whether any were dropped.
 func Cap(h []uint64, max int) ([]uint64, bool) {
 	if max > 0 && len(h) > max {
-		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
-		// two capped sets still estimates the full sets' without bias, while a 50 MB
-		// document shuffles and compares no more than any other.
+		// Bottom-k: the smallest hashes are a uniform sample of the set, and a 50 MB
+		// document shuffles and compares no more than any other. The Jaccard of two
+		// capped sets tracks the full sets' when their sizes are alike but reads low
+		// when they differ (B ⊂ A, |B| = 0.9·|A|, both over the cap: about 0.82 for a
+		// true 0.90), and the exact baseline does not cap.
 		return slices.Clip(h[:max]), true
 	}
 	return h, false
