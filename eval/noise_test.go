@@ -1,9 +1,12 @@
 package eval
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -155,4 +158,54 @@ func TestBandNoiseCapsAsTheRunDid(t *testing.T) {
 		}
 		assert.Equal(t, c.banded, banded, "--max-shingles %d", c.cap)
 	}
+}
+
+// Evaluate with -noise-seeds re-signs the corpus as stats.json says and fills every
+// bucket; without the corpus, or without the signing parameters, it says what is missing.
+func TestEvaluateNoiseSeeds(t *testing.T) {
+	f := newFixture(t, 1500)
+	ctx := context.Background()
+	c, err := baseline.Load(ctx, baseline.Options{Input: []string{f.corpus}, IDField: "id", TextField: "text",
+		Threshold: 0.8, Shingle: baseline.Defaults().Shingle, Hash: baseline.Defaults().Hash})
+	require.NoError(t, err)
+	var edges [][2]string
+	for _, p := range c.Pairs(0.8, 0) {
+		edges = append(edges, [2]string{p.A, p.B})
+	}
+	f.writeResult(t, Components(edges), fmt.Sprintf(`{"parameters": {"num_perm": 128, "b": 15, "r": 8,
+		"threshold": 0.8, "ngram": 5, "shingle": "word", "strip_punct": false, "hash": "xxhash",
+		"scheme": "affine32", "seed": 1, "max_shingles": 100000}, "counts": {"documents_read": %d}}`, f.n))
+	o := Defaults()
+	o.Result, o.Input, o.NoiseSeeds = f.dir, []string{f.corpus}, 20
+	r, err := Evaluate(ctx, o)
+	require.NoError(t, err)
+	require.Len(t, r.Buckets, 6)
+	for _, b := range r.Buckets {
+		require.NotNil(t, b.Banded, "bucket %v", b.Lo)
+		assert.LessOrEqual(t, *b.Banded, b.Pairs)
+		if b.Lo >= 0.8 {
+			assert.Zero(t, *b.BandedLost, "bucket %v: every pair ≥ threshold is in a component", b.Lo)
+		}
+		if b.Pairs == 0 {
+			continue
+		}
+		require.NotNil(t, b.Noise)
+		assert.Equal(t, 20, b.Noise.Seeds)
+		assert.True(t, b.Noise.P5 <= b.Noise.Mean && b.Noise.Mean <= b.Noise.P95, "%+v", *b.Noise)
+		assert.InDelta(t, *b.Predicted, b.Noise.Mean, 0.05, "bucket %v", b.Lo)
+	}
+	var text bytes.Buffer
+	require.NoError(t, r.WriteText(&text))
+	assert.Contains(t, text.String(), "shared a bucket")
+	assert.Contains(t, text.String(), "of 20 lower)")
+
+	o.Input = nil
+	o.Exact = filepath.Join(t.TempDir(), "none.jsonl")
+	_, err = Evaluate(ctx, o)
+	assert.ErrorContains(t, err, "-noise-seeds needs the corpus")
+
+	f.writeResult(t, Components(edges), statsJSON(f.n)) // no scheme or seed
+	o.Input, o.Exact = []string{f.corpus}, ""
+	_, err = Evaluate(ctx, o)
+	assert.ErrorContains(t, err, "scheme, num_perm, seed")
 }
