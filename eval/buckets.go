@@ -20,6 +20,14 @@ type Bucket struct {
 	Found     int64    `json:"found"`
 	Recall    float64  `json:"recall"`
 	Predicted *float64 `json:"predicted,omitempty"`
+
+	// With the corpus at hand (AddBandNoise): Banded pairs shared at least one LSH
+	// bucket under the run's own permutations, BandedLost of them were not co-clustered
+	// (0 unless the candidate stage loses pairs), and Noise is the banded share's spread
+	// over other seeds, the band a measured recall must fall in.
+	Banded     *int64 `json:"banded,omitempty"`
+	BandedLost *int64 `json:"banded_lost,omitempty"`
+	Noise      *Noise `json:"noise,omitempty"`
 }
 
 // bucketEps keeps a similarity that lands a rounding error below a boundary it
@@ -43,10 +51,10 @@ func RecallBySimilarity(pairs []baseline.IDPair, result Clusters, lo, width floa
 	out[k-1].Hi = 1
 	sums := make([]float64, k)
 	for _, p := range pairs {
-		if p.Similarity < lo-bucketEps {
+		i, ok := bucketOf(p.Similarity, lo, width, k)
+		if !ok {
 			continue
 		}
-		i := min(k-1, int(math.Floor((p.Similarity-lo)/width+bucketEps)))
 		out[i].Pairs++
 		if b > 0 && r > 0 {
 			sums[i] += lsh.Detection(p.Similarity, b, r)
@@ -68,6 +76,14 @@ func RecallBySimilarity(pairs []baseline.IDPair, result Clusters, lo, width floa
 		}
 	}
 	return out, nil
+}
+
+// bucketOf is the index of the bucket holding similarity s, false below lo.
+func bucketOf(s, lo, width float64, k int) (int, bool) {
+	if s < lo-bucketEps {
+		return 0, false
+	}
+	return min(k-1, int(math.Floor((s-lo)/width+bucketEps))), true
 }
 
 // round9 removes the float noise of lo + i·width (0.7500000000000001) from labels.

@@ -49,6 +49,7 @@ type Options struct {
 	Workers    int
 
 	Bands, Rows int     // LSH parameters for the S-curve
+	NoiseSeeds  int     // with Input: the S-curve's sampling noise over seeds 1…NoiseSeeds (AddBandNoise)
 	BucketMin   float64 // lowest similarity bucketed
 	BucketWidth float64
 
@@ -101,6 +102,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Workers, "workers", o.Workers, "goroutines for the exact join (0: GOMAXPROCS)")
 	fs.IntVar(&o.Bands, "bands", o.Bands, "LSH bands b for the S-curve (default: stats.json's)")
 	fs.IntVar(&o.Rows, "rows", o.Rows, "LSH rows r for the S-curve (default: stats.json's)")
+	fs.IntVar(&o.NoiseSeeds, "noise-seeds", o.NoiseSeeds, "with -input: re-sign the bucketed pairs' documents as the run did and report, per bucket, the pairs that shared an LSH bucket (and of them the ones not co-clustered), and the 5th-95th percentile of that share over seeds 1..N: the sampling noise to judge recall against")
 	fs.Float64Var(&o.BucketMin, "bucket-min", o.BucketMin, "lowest similarity of the recall buckets")
 	fs.Float64Var(&o.BucketWidth, "bucket-width", o.BucketWidth, "width of the recall buckets")
 	fs.BoolVar(&o.JSON, "json", o.JSON, "write the report as JSON")
@@ -146,6 +148,9 @@ func Evaluate(ctx context.Context, o Options) (*Report, error) {
 	if o.Truth == "" && o.Exact == "" && len(o.Input) == 0 {
 		return nil, errors.New("eval: nothing to compare with: give -truth, -exact or -input")
 	}
+	if o.NoiseSeeds > 0 && len(o.Input) == 0 {
+		return nil, errors.New("eval: -noise-seeds needs the corpus: give -input")
+	}
 	if !(o.BucketWidth > 0 && o.BucketMin >= 0 && o.BucketMin < 1) {
 		return nil, fmt.Errorf("eval: need 0 ≤ bucket-min < 1 and bucket-width > 0, got %v and %v", o.BucketMin, o.BucketWidth)
 	}
@@ -177,6 +182,7 @@ func Evaluate(ctx context.Context, o Options) (*Report, error) {
 	// the lowest bucket, so that every bucket is filled.
 	var exact []baseline.IDPair
 	var corpusIDs []string
+	var corpus *baseline.Corpus
 	haveExact := o.Exact != "" || len(o.Input) > 0
 	switch {
 	case o.Exact != "":
@@ -197,6 +203,7 @@ func Evaluate(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
+		corpus = c
 		exact = c.Pairs(p.Join.Threshold, p.Join.Workers)
 		corpusIDs = slices.Sorted(slices.Values(c.IDs))
 		rep.Exact = &ExactSummary{JoinThreshold: p.Join.Threshold}
@@ -271,8 +278,36 @@ func Evaluate(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
+		if o.NoiseSeeds > 0 {
+			if err := addNoise(ctx, o, p, stats, corpus, exact, result, rep); err != nil {
+				return nil, fmt.Errorf("eval: %w", err)
+			}
+		}
 	}
 	return rep, nil
+}
+
+// addNoise loads the corpus (unless the join already did) and adds AddBandNoise's
+// figures to the report's buckets.
+func addNoise(ctx context.Context, o Options, p params, stats *Stats, corpus *baseline.Corpus,
+	exact []baseline.IDPair, result Clusters, rep *Report) error {
+	sg, err := signing(stats, p.Bands, p.Rows)
+	if err != nil {
+		return err
+	}
+	if corpus == nil {
+		if err := p.Join.Validate(); err != nil {
+			return err
+		}
+		if corpus, err = baseline.Load(ctx, p.Join); err != nil {
+			return err
+		}
+	}
+	sets := make(map[string][]uint64, len(corpus.IDs))
+	for i, id := range corpus.IDs {
+		sets[id] = corpus.Sets[i]
+	}
+	return AddBandNoise(rep.Buckets, exact, sets, result, sg, o.NoiseSeeds, o.Workers)
 }
 
 func minSimilarity(ps []baseline.IDPair) float64 {

@@ -110,7 +110,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Buckets) > 0 {
 		fmt.Fprintln(bw, "\nexact pairs by similarity, found = both documents in one result cluster:")
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "similarity\tpairs\tfound\trecall\tS-curve\t")
+		fmt.Fprintln(tw, "similarity\tpairs\tfound\trecall\tS-curve\tshared a bucket\tof them lost\tshared share over seeds: 5%–95% (seeds lower than the run's)\t")
 		for _, b := range r.Buckets {
 			pred := "-"
 			if b.Predicted != nil {
@@ -120,11 +120,20 @@ func (r *Report) WriteText(w io.Writer) error {
 			if b.Pairs > 0 {
 				rec = fmt.Sprintf("%.4f", b.Recall)
 			}
-			fmt.Fprintf(tw, "%.2f–%.2f\t%d\t%d\t%s\t%s\t\n", b.Lo, b.Hi, b.Pairs, b.Found, rec, pred)
+			banded, lost, noise := "-", "-", "-"
+			if b.Banded != nil {
+				banded, lost = fmt.Sprint(*b.Banded), fmt.Sprint(*b.BandedLost)
+			}
+			if b.Noise != nil {
+				noise = fmt.Sprintf("%.4f–%.4f (%d of %d lower)", b.Noise.P5, b.Noise.P95, b.Noise.Below, b.Noise.Seeds)
+			}
+			fmt.Fprintf(tw, "%.2f–%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", b.Lo, b.Hi, b.Pairs, b.Found, rec, pred, banded, lost, noise)
 		}
 		tw.Flush()
-		fmt.Fprintln(bw, "(S-curve: 1-(1-s^r)^b at the bucket midpoint, the chance that LSH proposes such a pair;")
-		fmt.Fprintln(bw, " pairs below the threshold can still be found through a chain of verified pairs.)")
+		fmt.Fprintln(bw, "(S-curve: 1-(1-s^r)^b averaged over the bucket's pairs, the chance that LSH proposes such a pair;")
+		fmt.Fprintln(bw, " pairs below the threshold can still be found through a chain of verified pairs.")
+		fmt.Fprintln(bw, " With -noise-seeds: pairs that shared a bucket under the run's seed, those of them not co-clustered,")
+		fmt.Fprintln(bw, " and the spread of the shared share over seeds: copies and families make pairs fail together.)")
 	}
 	for _, s := range r.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", s)

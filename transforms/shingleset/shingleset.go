@@ -22,12 +22,19 @@ type Shingler struct {
 
 // Hashes returns the sorted distinct shingle hashes of text and whether they were capped.
 func (s *Shingler) Hashes(text string) ([]uint64, bool) {
-	h := shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum)
-	if s.maxShingles > 0 && len(h) > s.maxShingles {
-		// Bottom-k: the smallest hashes are a uniform sample of the set, so Jaccard of
-		// two capped sets still estimates the full sets' without bias, while a 50 MB
-		// document shuffles and compares no more than any other.
-		return slices.Clip(h[:s.maxShingles]), true
+	return Cap(shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum), s.maxShingles)
+}
+
+// Cap keeps the max smallest of the sorted distinct hashes h (all of them when max is
+// 0) and says whether any were dropped.
+func Cap(h []uint64, max int) ([]uint64, bool) {
+	if max > 0 && len(h) > max {
+		// Bottom-k: the smallest hashes are a uniform sample of the set, and a 50 MB
+		// document shuffles and compares no more than any other. The Jaccard of two
+		// capped sets tracks the full sets' when their sizes are alike but reads low
+		// when they differ (B ⊂ A, |B| = 0.9·|A|, both over the cap: about 0.82 for a
+		// true 0.90), and the exact baseline does not cap.
+		return slices.Clip(h[:max]), true
 	}
 	return h, false
 }
