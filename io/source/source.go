@@ -6,7 +6,8 @@
 // file that cannot be read at all is one Rejected at Line 0.
 //
 // ReadFile and ReadRange are the plain Go readers; Read is the Beam transform around them
-// (one element per byte range of a large uncompressed file, else per file).
+// (one element per byte range of a large uncompressed JSONL/text file or run of row
+// groups of a large local Parquet file, else per file).
 package source
 
 import (
