@@ -15,7 +15,7 @@ import (
 // the 1-based row number as the Line. A null text rejects its row; a file that cannot be
 // opened, or whose schema has no usable text (or id) column, is rejected whole at Line 0.
 func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) {
-	f, cols, ok := openParquet(ctx, file, cfg, st, reject)
+	f, cols, ok := openParquet(ctx, file, cfg, false, st, reject)
 	if !ok {
 		return
 	}
@@ -28,7 +28,7 @@ func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc fu
 func readParquetLines(ctx context.Context, file string, cfg Config, lines []int64, doc func(record.Doc)) {
 	var st Stats
 	noReject := func(int64, string) {}
-	f, cols, ok := openParquet(ctx, file, cfg, &st, noReject)
+	f, cols, ok := openParquet(ctx, file, cfg, true, &st, noReject)
 	if !ok {
 		return
 	}
@@ -53,7 +53,7 @@ func readParquetLines(ctx context.Context, file string, cfg Config, lines []int6
 // when last < 0). It reports whether it rejected the range for a failure of its own (the
 // file could not be opened, or broke before last).
 func readParquetRange(ctx context.Context, r Range, cfg Config, last int64, st *Stats, doc func(record.Doc), reject func(int64, string)) bool {
-	f, cols, ok := openParquet(ctx, r.File, cfg, st, reject)
+	f, cols, ok := openParquet(ctx, r.File, cfg, true, st, reject)
 	if !ok {
 		return true
 	}
@@ -69,9 +69,15 @@ func readParquetRange(ctx context.Context, r Range, cfg Config, last int64, st *
 }
 
 // openParquet opens file and locates its id and text columns; a file that cannot be
-// opened is damaged, one whose columns are unusable is rejected at Line 0.
-func openParquet(ctx context.Context, file string, cfg Config, st *Stats, reject func(int64, string)) (*parquetfile.File, parquetfile.Columns, bool) {
-	f, err := parquetfile.Open(ctx, file)
+// opened is damaged, one whose columns are unusable is rejected at Line 0. A reader of a
+// part of the file opens it in place (parquetfile.OpenInPlace): a remote file is then not
+// copied whole for the few row groups it reads.
+func openParquet(ctx context.Context, file string, cfg Config, inPlace bool, st *Stats, reject func(int64, string)) (*parquetfile.File, parquetfile.Columns, bool) {
+	open := parquetfile.Open
+	if inPlace {
+		open = parquetfile.OpenInPlace
+	}
+	f, err := open(ctx, file)
 	if err != nil {
 		st.damaged(file, 0, -1, err, reject)
 		return nil, parquetfile.Columns{}, false
@@ -116,17 +122,17 @@ func (st *Stats) parquetDamage(file string, err error, reject func(int64, string
 	}
 }
 
-// splitParquet cuts a local Parquet file into runs of whole row groups of about chunk
-// bytes each (by the footer's compressed sizes; a row group larger than chunk is a run of
-// its own). A remote file stays whole: Parquet needs random access, so it is read through
-// one local copy (parquetfile.Open), which each range would make again. So does a file
-// whose footer or columns cannot be read: the whole read rejects it once.
+// splitParquet cuts a Parquet file into runs of whole row groups of about chunk bytes each
+// (by the footer's compressed sizes; a row group larger than chunk is a run of its own).
+// Only a file that can be read in place (local, gs://) is split: any other is read
+// through one local copy (parquetfile.Open), which each range would make again. A file
+// whose footer or columns cannot be read stays whole too: the whole read rejects it once.
 func splitParquet(ctx context.Context, file string, cfg Config, chunk int64) []Range {
 	whole := []Range{{File: file, End: -1}}
-	if !files.IsLocal(file) {
+	if !files.CanReadAt(file) {
 		return whole
 	}
-	f, err := parquetfile.Open(ctx, file)
+	f, err := parquetfile.OpenInPlace(ctx, file)
 	if err != nil {
 		return whole
 	}
@@ -172,7 +178,7 @@ func cutGroups(groups []parquetfile.Group, chunk int64) [][2]int {
 // many of its rows read before a read error, and that error.
 func checkParquetRange(ctx context.Context, r Range, cfg Config) (int64, error) {
 	cfg = cfg.WithDefaults()
-	f, err := parquetfile.Open(ctx, r.File)
+	f, err := parquetfile.OpenInPlace(ctx, r.File)
 	if err != nil {
 		return 0, err
 	}
