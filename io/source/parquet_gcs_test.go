@@ -67,3 +67,22 @@ func TestParquetSplitReadOnGCS(t *testing.T) {
 	ReadLines(context.Background(), "gs://b/d.parquet", Config{}, lines, func(d record.Doc) { got = append(got, d.Line) })
 	assert.Equal(t, lines, got, "the damaged rows 25-27 are not among them, so their row group is not read")
 }
+
+// A gs:// JSONL file is read in byte ranges that start where they start (ranged reads),
+// exactly as a whole read.
+func TestSplitReadOnGCS(t *testing.T) {
+	var b []byte
+	for i := range 300 {
+		b = append(b, []byte(`{"id": "d`+strconv.Itoa(i)+`", "text": "document `+strconv.Itoa(i)+`"}`+"\n")...)
+	}
+	gcsServer(t, map[string][]byte{"a.jsonl": b})
+	const file = "gs://b/a.jsonl"
+	wantDocs, wantRej, _ := readFile(t, file, Config{})
+	require.Len(t, wantDocs, 300)
+	for _, chunk := range []int64{100, 1000, 4096} {
+		docs, rej, rs := readSplit(t, file, chunk, Config{})
+		require.Greater(t, len(rs), 1)
+		assert.Equal(t, wantDocs, docs, "chunk %d", chunk)
+		assert.Equal(t, wantRej, rej, "chunk %d", chunk)
+	}
+}

@@ -106,27 +106,14 @@ func Size(ctx context.Context, file string) (int64, error) {
 // from 1 within the range. Counting and reading both use it, so they agree on which
 // range a line belongs to.
 func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error {
-	fs, err := filesystem.New(ctx, r.File)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", r.File, err)
-	}
-	defer fs.Close()
-	raw, err := fs.OpenRead(ctx, r.File)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", r.File, err)
-	}
-	defer raw.Close()
 	// Start one byte early: the range's first line starts at Start only if the byte
 	// before it ends a line.
 	pos := max(r.Start-1, 0)
-	if sk, ok := raw.(io.Seeker); ok {
-		_, err = sk.Seek(pos, io.SeekStart)
-	} else {
-		_, err = io.CopyN(io.Discard, raw, pos)
-	}
+	raw, err := openAt(ctx, r.File, pos)
 	if err != nil {
-		return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+		return err
 	}
+	defer raw.Close()
 	br := bufio.NewReaderSize(raw, 1<<20)
 	lr := textfile.NewReader(br)
 	skip := int64(0)
@@ -159,6 +146,48 @@ func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error
 	}
 	return nil
 }
+
+// openAt opens file for reading from byte pos: in place when it can be read at any offset
+// (local, gs:// by ranged reads), else by reading and dropping the bytes before pos.
+func openAt(ctx context.Context, file string, pos int64) (io.ReadCloser, error) {
+	ra, ok, err := files.OpenReaderAt(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.NewSectionReader(ra, pos, max(ra.Size()-pos, 0)), ra}, nil
+	}
+	fs, err := filesystem.New(ctx, file)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", file, err)
+	}
+	raw, err := fs.OpenRead(ctx, file)
+	if err != nil {
+		fs.Close()
+		return nil, fmt.Errorf("open %s: %w", file, err)
+	}
+	if sk, ok := raw.(io.Seeker); ok {
+		_, err = sk.Seek(pos, io.SeekStart)
+	} else {
+		_, err = io.CopyN(io.Discard, raw, pos)
+	}
+	if err != nil {
+		raw.Close()
+		fs.Close()
+		return nil, fmt.Errorf("read %s at byte %d: %w", file, pos, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{raw, closeBoth{raw, fs}}, nil
+}
+
+type closeBoth [2]io.Closer
+
+func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
 
 // CountLines returns how many lines split range r owns.
 func CountLines(ctx context.Context, r Range) (int64, error) {
