@@ -60,6 +60,9 @@ type Config struct {
 	Overwrite bool
 	// OnDamagedFile is DamagedFail or DamagedSkip (checks.go).
 	OnDamagedFile string
+	// InputChunkBytes is the size of the ranges large inputs are read in (byte ranges,
+	// Parquet row groups); 0: source.DefaultChunkBytes. Tests split small files with it.
+	InputChunkBytes int64
 
 	Normalize   normalize.Options
 	Shingle     shingle.Options

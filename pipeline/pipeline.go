@@ -57,7 +57,7 @@ func (c *Config) shingleConfig() ShingleConfig {
 
 func (c *Config) sourceConfig() source.Config {
 	return source.Config{Patterns: c.Inputs, Format: c.Format, IDField: c.IDField, TextField: c.TextField,
-		FailOnDamage: c.OnDamagedFile != DamagedSkip}
+		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip}
 }
 
 func (c *Config) writeConfig(tempDir string) sink.WriteConfig {

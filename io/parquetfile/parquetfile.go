@@ -31,31 +31,41 @@ type File struct {
 }
 
 // Open opens path (local or gs://) for reading. Opening reads the footer only; a file that
-// is not Parquet, or whose footer is damaged, fails here.
+// is not Parquet, or whose footer is damaged, fails here. A remote or compressed file is
+// first copied to a local temporary file (one streaming read: fastest when most of it
+// will be read).
 func Open(ctx context.Context, path string) (*File, error) {
-	f := &File{path: path}
-	var ra io.ReaderAt
-	var size int64
 	if files.IsLocal(path) && files.Compression(path) == "" {
-		osf, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-		f.closers = append(f.closers, osf.Close)
-		st, err := osf.Stat()
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-		ra, size = osf, st.Size()
-	} else {
-		tmp, n, err := spool(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		f.closers = append(f.closers, tmp.Close, func() error { return os.Remove(tmp.Name()) })
-		ra, size = tmp, n
+		return OpenInPlace(ctx, path)
 	}
+	return openCopy(ctx, path)
+}
+
+func openCopy(ctx context.Context, path string) (*File, error) {
+	tmp, n, err := spool(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return openAt(path, tmp, n, tmp.Close, func() error { return os.Remove(tmp.Name()) })
+}
+
+// OpenInPlace is Open without the local copy of an uncompressed gs:// object: the footer
+// and the pages read are fetched by ranged reads, so a reader of a few row groups of a
+// large remote file (a range of it, the rows verification asks for) fetches only those.
+// Other paths are opened as Open does.
+func OpenInPlace(ctx context.Context, path string) (*File, error) {
+	ra, ok, err := files.OpenReaderAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return openCopy(ctx, path)
+	}
+	return openAt(path, ra, ra.Size(), ra.Close)
+}
+
+func openAt(path string, ra io.ReaderAt, size int64, closers ...func() error) (*File, error) {
+	f := &File{path: path, closers: closers}
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
 	if err != nil {
 		f.Close()

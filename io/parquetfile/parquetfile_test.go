@@ -13,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/io/parquetfile/parquettest"
 )
 
 type meta struct {
@@ -283,28 +285,9 @@ func TestOpen(t *testing.T) {
 	assert.Contains(t, err.Error(), "gone.parquet")
 }
 
-// corruptRowGroup overwrites the page header of every column chunk of row group g with
-// garbage, so reading that row group fails while the others read.
-func corruptRowGroup(t *testing.T, path string, g int) {
-	t.Helper()
-	f := open(t, path)
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
-	for _, c := range f.pf.Metadata().RowGroups[g].Columns {
-		off := c.MetaData.DataPageOffset
-		if c.MetaData.DictionaryPageOffset > 0 {
-			off = c.MetaData.DictionaryPageOffset
-		}
-		for i := off; i < off+8; i++ {
-			raw[i] = 0xff
-		}
-	}
-	require.NoError(t, os.WriteFile(path, raw, 0o644))
-}
-
 func TestReadErrorsNameTheRow(t *testing.T) {
 	path := writeParquet(t, t.TempDir(), "a.parquet", articles, 2)
-	corruptRowGroup(t, path, 1) // rows 3 and 4
+	parquettest.CorruptRowGroup(t, path, 1) // rows 3 and 4
 	f := open(t, path)
 	cols, err := FindColumns(f.Schema(), "id", "text")
 	require.NoError(t, err)

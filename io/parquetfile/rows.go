@@ -28,8 +28,21 @@ type DocFunc func(row int64, id string, text []byte, textNull bool)
 // columns (page by page, so memory does not grow with the file). A read that breaks
 // returns a *RowError for the row it could not read, after every row before it.
 func (f *File) ReadDocs(cols Columns, fn DocFunc) error {
+	return f.ReadDocsIn(cols, 0, len(f.pf.RowGroups()), fn)
+}
+
+// ReadDocsIn is ReadDocs over row groups [from, to) only (a range of the file read on its
+// own); rows keep their numbers in the whole file, counted from the footer.
+func (f *File) ReadDocsIn(cols Columns, from, to int, fn DocFunc) error {
+	groups := f.pf.RowGroups()
+	if from < 0 || to > len(groups) || from > to {
+		return fmt.Errorf("%s: row groups %d-%d out of the file's %d", f.path, from, to, len(groups))
+	}
 	var row int64
-	for _, rg := range f.pf.RowGroups() {
+	for _, rg := range groups[:from] {
+		row += rg.NumRows()
+	}
+	for _, rg := range groups[from:to] {
 		n := rg.NumRows()
 		if n == 0 {
 			continue

@@ -1,14 +1,13 @@
 package source
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/record"
 )
 
@@ -25,7 +24,7 @@ var (
 func init() {
 	beam.RegisterType(reflect.TypeOf(Range{}))
 	register.DoFn3x0[context.Context, string, func(Range)](&splitFn{})
-	register.Function3x1(countRange)
+	register.DoFn3x0[context.Context, Range, func(string, Range)](&countFn{})
 	register.Function3x0(numberRanges)
 	register.DoFn4x1[context.Context, Range, func(record.Doc), func(record.Rejected), error](&readFn{})
 	register.Emitter1[Range]()
@@ -36,14 +35,16 @@ func init() {
 }
 
 // Read reads files (the output of Files) into Docs and Rejected records, as
-// PCollection<record.Doc> and PCollection<record.Rejected>. A large uncompressed JSONL or
-// text file is cut into line-aligned byte ranges of cfg.ChunkBytes (DefaultChunkBytes when
-// 0), so that a runner that spreads elements over workers (Dataflow, Flink, Spark) reads
-// one huge file on many; every other file is one range. A split range cannot know its
-// first line number by itself, so a first pass counts each range's lines (a newline
-// scan, far cheaper than parsing), the counts of one file meet by file name, and each
-// range leaves with its first line number: ids and line numbers are those of a whole
-// read. The numbered ranges are shuffled before reading.
+// PCollection<record.Doc> and PCollection<record.Rejected>. A large input is cut into
+// ranges of about cfg.ChunkBytes (DefaultChunkBytes when 0): line-aligned byte ranges of
+// an uncompressed JSONL or text file, runs of row groups of a local Parquet file; so a
+// runner that spreads elements over workers (Dataflow, Flink, Spark) reads one huge file
+// on many. Every other file is one range. A split range cannot know its first line number
+// by itself, so a first pass counts each range's lines (a newline scan; a Parquet range's
+// rows are in the footer, but its columns are decoded to find damage, which must end
+// the file's records where a whole read would), the counts of one file meet by file name,
+// and each range leaves with its first line number: ids, line numbers, rejections and
+// damage are those of a whole read. The numbered ranges are shuffled before reading.
 func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCollection) {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
@@ -51,67 +52,49 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCol
 	if chunk == 0 {
 		chunk = DefaultChunkBytes
 	}
-	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
-	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, beam.ParDo(s, countRange, ranges)))
+	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
+	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField}, ranges)
+	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
 	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
 		beam.Reshuffle(s, numbered))
 }
 
 // splitFn cuts one file into its ranges.
 type splitFn struct {
-	Format     string
-	ChunkBytes int64
+	Format, IDField, TextField string
+	ChunkBytes                 int64
 }
 
 func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Range)) {
-	if Splittable(file, f.Format) {
-		size, err := Size(ctx, file)
-		if err != nil {
-			// Read whole: the reader then rejects the file at line 0 with the open error.
-			size = 0
-		}
-		rs := SplitFile(file, f.Format, size, f.ChunkBytes)
-		for _, r := range rs {
-			emit(r)
-		}
-		inputRanges.Inc(ctx, int64(len(rs)))
-		return
-	}
-	if ff, err := FileFormat(file, f.Format); err == nil && ff != FormatParquet {
+	rs := Split(ctx, file, Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}, f.ChunkBytes)
+	if _, err := FileFormat(file, f.Format); err == nil && files.Compression(file) != "" {
 		// A compressed stream can only be read from its start, by one worker.
 		unsplittableFiles.Inc(ctx, 1)
 	}
-	inputRanges.Inc(ctx, 1)
-	emit(Range{File: file, End: -1})
-}
-
-// countRange keys a range by its file and, for a split range, counts the lines it owns
-// (in Range.Lines).
-func countRange(ctx context.Context, r Range, emit func(string, Range)) error {
-	if !r.Whole() {
-		n, err := CountLines(ctx, r)
-		if err != nil {
-			return fmt.Errorf("count the lines of %s bytes %d-%d: %w", r.File, r.Start, r.End, err)
-		}
-		r.Lines = n
+	inputRanges.Inc(ctx, int64(len(rs)))
+	for _, r := range rs {
+		emit(r)
 	}
-	emit(r.File, r)
-	return nil
 }
 
-// numberRanges gives each range of one file its first line number: 1 plus the lines of
-// the ranges before it.
+// countFn keys a range by its file and, for a split range, counts the lines it owns and
+// finds damage (CountRange).
+type countFn struct {
+	IDField, TextField string
+}
+
+func (f *countFn) ProcessElement(ctx context.Context, r Range, emit func(string, Range)) {
+	emit(r.File, CountRange(ctx, r, Config{IDField: f.IDField, TextField: f.TextField}))
+}
+
+// numberRanges gives each range of one file its first line number (NumberRanges).
 func numberRanges(_ string, iter func(*Range) bool, emit func(Range)) {
 	var rs []Range
 	var r Range
 	for iter(&r) {
 		rs = append(rs, r)
 	}
-	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.Index, b.Index) })
-	first := int64(1)
-	for _, r := range rs {
-		r.First = first
-		first += r.Lines
+	for _, r := range NumberRanges(rs) {
 		emit(r)
 	}
 }

@@ -16,28 +16,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readSplit reads file as split ranges of chunk bytes, each range's first line number
-// taken from the counts of the ranges before it, as the pipeline does.
+// readSplit reads file in the ranges Read cuts it into at chunk bytes, counted and
+// numbered as the pipeline does (CountRange, NumberRanges), in order.
 func readSplit(t *testing.T, file string, chunk int64, cfg Config) ([]record.Doc, []record.Rejected, []Range) {
 	t.Helper()
 	ctx := context.Background()
-	size, err := Size(ctx, file)
-	require.NoError(t, err)
-	rs := SplitFile(file, cfg.Format, size, chunk)
+	rs := Split(ctx, file, cfg, chunk)
+	for i := range rs {
+		rs[i] = CountRange(ctx, rs[i], cfg)
+	}
+	docs, rej, _ := readRanges(t, NumberRanges(rs), cfg)
+	return docs, rej, rs
+}
+
+// readRanges reads numbered ranges in order and sums their Stats.
+func readRanges(t *testing.T, rs []Range, cfg Config) ([]record.Doc, []record.Rejected, Stats) {
+	t.Helper()
 	var docs []record.Doc
 	var rej []record.Rejected
-	first := int64(1)
+	var sum Stats
 	for _, r := range rs {
-		r.First = first
-		ReadRange(ctx, r, cfg, func(d record.Doc) { docs = append(docs, d) },
+		st := ReadRange(context.Background(), r, cfg, func(d record.Doc) { docs = append(docs, d) },
 			func(x record.Rejected) { rej = append(rej, x) })
-		if !r.Whole() {
-			n, err := CountLines(ctx, r)
-			require.NoError(t, err)
-			first += n
+		sum.Docs += st.Docs
+		sum.Rejected += st.Rejected
+		sum.InvalidUTF8 += st.InvalidUTF8
+		if st.Damaged != nil {
+			require.Nil(t, sum.Damaged, "one damage per file")
+			sum.Damaged = st.Damaged
 		}
 	}
-	return docs, rej, rs
+	return docs, rej, sum
 }
 
 // Every chunk size, down to one byte, reads exactly what a whole read does: the same
@@ -144,4 +153,31 @@ func TestReadLinesEqualsFilteredWholeRead(t *testing.T) {
 	ReadLines(context.Background(), file, Config{}, lines, func(d record.Doc) { got = append(got, d) })
 	require.Equal(t, want, got)
 	require.Len(t, got, 4, "lines 4 (empty) and 6 (malformed) are not documents")
+}
+
+// A JSONL range that broke when it was counted ends the file there: its lines up to the
+// break, one damaged-file rejection, and nothing from the ranges after it.
+func TestSplitReadStopsAtCountedDamage(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "{\"id\": \"d%d\", \"text\": \"doc %d\"}\n", i, i)
+	}
+	file := write(t, t.TempDir(), "a.jsonl", []byte(b.String()))
+	ctx := context.Background()
+	rs := Split(ctx, file, Config{}, 200)
+	require.Greater(t, len(rs), 3)
+	for i := range rs {
+		rs[i] = CountRange(ctx, rs[i], Config{})
+	}
+	rs[1].Good, rs[1].Damage = 2, "read "+file+" at byte 300: connection reset"
+	rs = NumberRanges(rs)
+	assert.True(t, rs[2].AfterDamage)
+	docs, rej, st := readRanges(t, rs, Config{})
+	broke := rs[1].First + 2
+	require.Len(t, docs, int(broke-1))
+	assert.Equal(t, broke-1, docs[len(docs)-1].Line)
+	require.Len(t, rej, 1)
+	assert.Equal(t, broke, rej[0].Line)
+	assert.Equal(t, fmt.Sprintf("%sread %s at byte 300: connection reset; last good line %d; the records after it are unknown and in no output", ReadErrorPrefix, file, broke-1), rej[0].Reason)
+	assert.Equal(t, broke, st.Damaged.Line)
 }

@@ -6,7 +6,8 @@
 // file that cannot be read at all is one Rejected at Line 0.
 //
 // ReadFile and ReadRange are the plain Go readers; Read is the Beam transform around them
-// (one element per byte range of a large uncompressed file, else per file).
+// (one element per byte range of a large uncompressed JSONL/text file or run of row
+// groups of a large local Parquet file, else per file).
 package source
 
 import (
@@ -231,7 +232,8 @@ func (st *Stats) emit(d record.Doc, invalidUTF8 bool, doc func(record.Doc)) {
 // ReadLines reads only the given lines (sorted, 1-based) of one file, as ReadFile would
 // read them, for steps that come back for a few records: every other line is split off
 // but not parsed. Lines that are not documents (rejected, blank) are skipped, and so are
-// lines past a read failure. Parquet files are read whole and filtered.
+// lines past a read failure. Of a Parquet file, only the row groups holding the lines are
+// read.
 func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc func(record.Doc)) {
 	cfg = cfg.WithDefaults()
 	format, err := FileFormat(file, cfg.Format)
@@ -246,11 +248,11 @@ func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc 
 		return next < len(lines) && lines[next] == num
 	}
 	if format == FormatParquet {
-		ReadFile(ctx, file, cfg, func(d record.Doc) {
+		readParquetLines(ctx, file, cfg, lines, func(d record.Doc) {
 			if want(d.Line) {
 				doc(d)
 			}
-		}, func(record.Rejected) {})
+		})
 		return
 	}
 	rc, err := files.Open(ctx, file)

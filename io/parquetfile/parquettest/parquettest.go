@@ -1,0 +1,36 @@
+// Package parquettest damages Parquet files on purpose, for the tests of the readers that
+// must survive them.
+package parquettest
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// CorruptRowGroup overwrites the first page header of every column chunk of row group g
+// of the file at path with garbage, so reading that row group fails while the footer and
+// the other row groups still read.
+func CorruptRowGroup(t testing.TB, path string, g int) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pf.Metadata().RowGroups[g].Columns {
+		off := c.MetaData.DataPageOffset
+		if c.MetaData.DictionaryPageOffset > 0 {
+			off = c.MetaData.DictionaryPageOffset
+		}
+		copy(raw[off:off+8], bytes.Repeat([]byte{0xff}, 8))
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
