@@ -92,3 +92,34 @@ func TestCheckPairsVerifyModes(t *testing.T) {
 		})
 	}
 }
+
+// TestExactVerificationIgnoresTheEstimate gives the verification step a floor no estimate
+// reaches: a pair whose exact Jaccard (9/10) passes the threshold is verified all the same,
+// and counted as one the estimate would have filtered.
+func TestExactVerificationIgnoresTheEstimate(t *testing.T) {
+	var a []uint64
+	for i := range 10 {
+		a = append(a, minhash.XXHash.Sum64([]byte{byte(i)}))
+	}
+	slices.Sort(a)
+	b := slices.Delete(slices.Clone(a), 4, 5)
+	halves := []Half{
+		{U: "A", V: "B", Node: "A", Hashes: a, Length: 10},
+		{U: "A", V: "B", Node: "B", Hashes: b, Length: 9},
+	}
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
+	cfg := DefaultConfig()
+	out, _ := beam.ParDo2(s, &checkPairsFn{Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: VerifyExact,
+		Threshold: 0.8, Floor: 1.01}, gather(s, appendHalves, in))
+	passert.Count(s, out, "verified batches", 1)
+	res, err := ptest.RunWithMetrics(p)
+	require.NoError(t, err)
+	var filtered int64
+	for _, c := range res.Metrics().AllMetrics().Counters() {
+		if c.Namespace() == metricsNS && c.Name() == "estimate_filtered" {
+			filtered += c.Result()
+		}
+	}
+	require.Equal(t, int64(1), filtered)
+}

@@ -230,10 +230,10 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// estimateFloor is the MinHash estimate below which a candidate is dropped before exact
-// verification. It sits four standard deviations of the estimator (sqrt(t(1-t)/k)) under
-// the threshold, so a pair whose true similarity reaches the threshold is dropped with
-// probability below 1e-4, while clearly dissimilar candidates skip the exact check.
+// estimateFloor sits four standard deviations of the MinHash estimator (sqrt(t(1-t)/k))
+// under the threshold. Candidates estimated below it are counted (estimate_filtered),
+// not dropped: an estimate filter would lose a pair at the threshold with probability
+// about 1e-4 and save only a merge of two sets already in hand.
 func (c *Config) estimateFloor() float64 {
 	t := c.Threshold
 	return t - 4*math.Sqrt(t*(1-t)/float64(c.NumPerm))
