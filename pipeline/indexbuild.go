@@ -41,10 +41,15 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	w := newIndexWrite(cfg.Output, prev)
 	tempDir := sink.NewTempDir(cfg.Output)
 	defer files.RemoveAll(ctx, tempDir)
+	cleanSpill, err := cfg.chooseSpillDir(tempDir)
+	if err != nil {
+		return nil, fmt.Errorf("row spill directory: %w", err)
+	}
+	defer cleanSpill()
 
 	p, s := beam.NewPipelineWithRoot()
 	docs, _ := source.Read(s, inputs, cfg.sourceConfig())
-	rows := beam.ParDo(s.Scope("IndexRows"), &docRowFn{Shingle: cfg.shingleConfig(), Shards: shards}, docs)
+	rows := beam.ParDo(s.Scope("IndexRows"), &docRowFn{Shingle: cfg.shingleConfig(), Shards: shards, SpillDir: cfg.spillDir}, docs)
 	writeShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
 	res, err := runWithProgress(ctx, p, progressOut)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -28,12 +29,63 @@ import (
 // indexEntriesFile, in the run's temporary directory, lists the shard files written.
 const indexEntriesFile = "index-entries.json"
 
-type rowBatch struct{ Items []index.Row }
+// rowBatch holds index rows of one shard, or (Spilled) the local files that hold them
+// (see spill.go): a row carries the document's shingle hashes, 1.5 KB on average, so
+// the rows are the index build's bulk.
+type rowBatch struct {
+	Items   []index.Row
+	Spilled []string
+}
 
-func appendRows(a, b rowBatch) rowBatch { return rowBatch{append(a.Items, b.Items...)} }
+func appendRows(a, b rowBatch) rowBatch {
+	return rowBatch{Items: append(a.Items, b.Items...), Spilled: append(a.Spilled, b.Spilled...)}
+}
+
+func encodeRows(b rowBatch) []byte {
+	size := 0
+	for _, r := range b.Items {
+		size += len(r.ID) + 8*len(r.Shingles) + 4
+	}
+	return encodeSpillable(b.Items, b.Spilled, size, func(e *encoder, r index.Row) {
+		e.str(r.ID)
+		e.hashes(r.Shingles)
+	})
+}
+
+func decodeRows(b []byte) (rowBatch, error) {
+	items, files, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.str(), Shingles: d.hashes()} })
+	return rowBatch{items, files}, err
+}
+
+// rowSink sends a bundle's index rows on in batches per shard, or to spill files.
+type rowSink struct {
+	rows  *batch.ByPartition[index.Row]
+	spill spiller
+}
+
+func newRowSink(shards int, spillDir string) rowSink {
+	return rowSink{rows: batch.New[index.Row](shards, batchItems/16), spill: spiller{Dir: spillDir, Kind: "rows"}}
+}
+
+func (s *rowSink) add(k int, r index.Row, emit func(int, rowBatch)) {
+	s.rows.Add(k, r, func(k int, items []index.Row) { s.send(k, items, emit) })
+}
+
+func (s *rowSink) send(k int, items []index.Row, emit func(int, rowBatch)) {
+	if s.spill.Dir == "" {
+		emit(k, rowBatch{Items: items})
+		return
+	}
+	s.spill.add(k, encodeRows(rowBatch{Items: items}))
+}
+
+func (s *rowSink) finish(emit func(int, rowBatch)) error {
+	s.rows.Flush(func(k int, items []index.Row) { s.send(k, items, emit) })
+	return s.spill.close(func(k int, path string) { emit(k, rowBatch{Spilled: []string{path}}) })
+}
 
 func init() {
-	beam.RegisterType(reflect.TypeOf(rowBatch{}))
+	beam.RegisterCoder(reflect.TypeOf(rowBatch{}), encodeRows, decodeRows)
 	beam.RegisterType(reflect.TypeOf(index.FileEntry{}))
 	register.Function2x1(appendRows)
 	register.Function2x0(keptLine)
@@ -68,7 +120,7 @@ func newIndexWrite(dir string, prev *index.Manifest) *indexWrite {
 func updateIndex(s beam.Scope, decisions beam.PCollection, cfg *Config, tempDir string) {
 	s = s.Scope("UpdateIndex")
 	kept := beam.ParDo(s, keptLine, decisions)
-	rows := beam.ParDo(s, &keptRowsFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Shards: cfg.indexWrite.Shards},
+	rows := beam.ParDo(s, &keptRowsFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Shards: cfg.indexWrite.Shards, SpillDir: cfg.spillDir},
 		beam.GroupByKey(s, kept))
 	writeShards(s, rows, cfg.indexWrite, tempDir)
 }
@@ -88,29 +140,42 @@ func writeShards(s beam.Scope, rows beam.PCollection, w *indexWrite, tempDir str
 
 // docRowFn makes an index row of every input document.
 type docRowFn struct {
-	Shingle ShingleConfig
-	Shards  int
-	sh      *Shingler
+	Shingle  ShingleConfig
+	Shards   int
+	SpillDir string
+
+	sh  *Shingler
+	out rowSink
 }
 
-func (f *docRowFn) ProcessElement(d record.Doc, emit func(int, rowBatch)) (err error) {
-	if f.sh == nil {
-		if f.sh, err = f.Shingle.Shingler(); err != nil {
-			return err
-		}
-	}
+func (f *docRowFn) Setup() (err error) {
+	f.out = newRowSink(f.Shards, f.SpillDir)
+	f.sh, err = f.Shingle.Shingler()
+	return err
+}
+
+func (f *docRowFn) ProcessElement(d record.Doc, emit func(int, rowBatch)) error {
 	progress.read.Add(1)
 	h, _ := f.sh.Hashes(d.Text)
-	emit(index.ShardOf(d.ID, f.Shards), rowBatch{[]index.Row{{ID: d.ID, Shingles: h}}})
+	f.out.add(index.ShardOf(d.ID, f.Shards), index.Row{ID: d.ID, Shingles: h}, emit)
 	return nil
 }
 
+func (f *docRowFn) FinishBundle(emit func(int, rowBatch)) error { return f.out.finish(emit) }
+
 // keptRowsFn re-reads one input file and makes index rows of its kept lines.
 type keptRowsFn struct {
-	Shingle ShingleConfig
-	Source  source.Config
-	Shards  int
+	Shingle  ShingleConfig
+	Source   source.Config
+	Shards   int
+	SpillDir string
+
+	out rowSink
 }
+
+func (f *keptRowsFn) Setup() { f.out = newRowSink(f.Shards, f.SpillDir) }
+
+func (f *keptRowsFn) FinishBundle(emit func(int, rowBatch)) error { return f.out.finish(emit) }
 
 func (f *keptRowsFn) ProcessElement(ctx context.Context, file string, lines func(*int64) bool, emit func(int, rowBatch)) error {
 	sh, err := f.Shingle.Shingler()
@@ -123,21 +188,16 @@ func (f *keptRowsFn) ProcessElement(ctx context.Context, file string, lines func
 		want = append(want, l)
 	}
 	slices.Sort(want)
-	byShard := map[int][]index.Row{}
 	next := 0
 	source.ReadFile(ctx, file, f.Source, func(d record.Doc) {
 		if next < len(want) && want[next] == d.Line {
 			next++
 			h, _ := sh.Hashes(d.Text)
-			k := index.ShardOf(d.ID, f.Shards)
-			byShard[k] = append(byShard[k], index.Row{ID: d.ID, Shingles: h})
+			f.out.add(index.ShardOf(d.ID, f.Shards), index.Row{ID: d.ID, Shingles: h}, emit)
 		}
 	}, func(record.Rejected) {})
 	if next < len(want) {
 		return fmt.Errorf("re-read %s: kept line %d is no longer readable (the file changed during the run?)", file, want[next])
-	}
-	for _, k := range sortedKeys(byShard) {
-		emit(k, rowBatch{byShard[k]})
 	}
 	return nil
 }
@@ -147,6 +207,9 @@ type writeShardFn struct{ Write indexWrite }
 
 func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch) (index.FileEntry, error) {
 	rows := batch.Items
+	if err := unspill(batch.Spilled, decodeRows, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
+		return index.FileEntry{}, err
+	}
 	if old, ok := f.Write.Old[k]; ok {
 		if err := index.ReadShard(ctx, files.Join(f.Write.Dir, old), func(_ int64, r index.Row) error {
 			rows = append(rows, r)
