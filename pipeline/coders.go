@@ -166,11 +166,7 @@ func decodeAll[T any](b []byte, get func(*decoder) T) ([]T, error) {
 // encodeSpillable and decodeSpillable frame a batch that may name spill files (see
 // spill.go) after its items.
 func encodeSpillable[T any](items []T, files []string, size int, put func(*encoder, T)) []byte {
-	e := encoder{b: make([]byte, 0, size+8)}
-	e.uvarint(uint64(len(items)))
-	for _, it := range items {
-		put(&e, it)
-	}
+	e := encoder{b: encodeAll(items, size+8, put)}
 	e.uvarint(uint64(len(files)))
 	for _, f := range files {
 		e.str(f)

@@ -207,11 +207,7 @@ func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBat
 
 // emitBands sends one partition's batch of band entries on, or to its spill file.
 func (f *featurizeFn) emitBands(p int, items []BandEntry, emitBand func(int, bandBatch)) {
-	if f.spill.Dir == "" {
-		emitBand(p, bandBatch{Items: items})
-		return
-	}
-	f.spill.add(p, encodeBands(bandBatch{Items: items}))
+	sendOrSpill(&f.spill, p, bandBatch{Items: items}, encodeBands, emitBand)
 }
 
 // collect adds one document's results to the bundle's batches and counter sums.

@@ -72,11 +72,7 @@ func (s *rowSink) add(k int, r index.Row, emit func(int, rowBatch)) {
 }
 
 func (s *rowSink) send(k int, items []index.Row, emit func(int, rowBatch)) {
-	if s.spill.Dir == "" {
-		emit(k, rowBatch{Items: items})
-		return
-	}
-	s.spill.add(k, encodeRows(rowBatch{Items: items}))
+	sendOrSpill(&s.spill, k, rowBatch{Items: items}, encodeRows, emit)
 }
 
 func (s *rowSink) finish(emit func(int, rowBatch)) error {

@@ -106,6 +106,16 @@ func (s *spiller) close(emit func(p int, path string)) error {
 // spilledHook, when set (by tests), is told every spill file a bundle wrote.
 var spilledHook func(kind, path string)
 
+// sendOrSpill emits batch b of partition p, or appends its encoding to p's spill file
+// when s spills.
+func sendOrSpill[B any](s *spiller, p int, b B, encode func(B) []byte, emit func(int, B)) {
+	if s.Dir == "" {
+		emit(p, b)
+		return
+	}
+	s.add(p, encode(b))
+}
+
 // unspill passes every batch in the spill files paths to fn, decoded.
 func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) error {
 	for _, path := range paths {

@@ -167,11 +167,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
 	for _, p := range sortedKeys(byPart) {
-		if f.spill.Dir != "" {
-			f.spill.add(p, encodeHalves(halfBatch{Items: byPart[p]}))
-		} else {
-			emit(p, halfBatch{Items: byPart[p]})
-		}
+		sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
 	}
 	return nil
 }
