@@ -28,8 +28,8 @@ with open(sys.argv[1]) as f, open(sys.argv[2], "w") as o:
 PY
 env_header
 echo
-echo "| corpus | binary | bucket_edges | candidate_pairs | verified_pairs | star_buckets | unresolved | removed | wall s | CPU s | peak RSS MiB |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| corpus | binary | bucket_edges | candidate_pairs | verified_pairs | large_buckets | large_bucket_comparisons | unresolved | removed | wall s | CPU s | peak RSS MiB |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for run in $(seq "$RUNS"); do
 	for name in 100k skew skew-near; do
 		case $name in 100k) c=$c100 ;; skew) c=$skew ;; skew-near) c=$near ;; esac
@@ -38,7 +38,7 @@ for run in $(seq "$RUNS"); do
 			/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "${!bin}" dedup --quiet --input "$c" --output "$out" --overwrite >"$out.log" 2>&1
 			read -r wall user sys rss <"$OUT/.time"
 			jq -r --arg c "$name" --arg b "$bin" --arg w "$wall" --arg cpu "$(echo "$user + $sys" | bc)" --arg rss "$rss" '
-				"| \($c) | \($b) | \(.counts.bucket_edges) | \(.counts.candidate_pairs) | \(.counts.verified_pairs) | \(.counts.star_buckets // "–") | \(.counts.unresolved_bucket_pairs // "–") | \(.counts.removed) | \($w) | \($cpu) | \(($rss|tonumber)/1024|round) |"' "$out/stats.json"
+				"| \($c) | \($b) | \(.counts.bucket_edges) | \(.counts.candidate_pairs) | \(.counts.verified_pairs) | \(.counts.large_buckets // .counts.star_buckets // "–") | \(.counts.large_bucket_comparisons // "–") | \(.counts.unresolved_bucket_pairs // "–") | \(.counts.removed) | \($w) | \($cpu) | \(($rss|tonumber)/1024|round) |"' "$out/stats.json"
 		done
 	done
 done

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/bits"
 	"slices"
 	"time"
@@ -14,24 +15,24 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch), func(int, starBatch), error](&bucketFn{})
+	register.DoFn6x1[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch), func(int, halfBatch), error](&bucketFn{})
 	register.Iter1[int]()
 }
 
 var (
 	bucketsShared    = beam.NewCounter(metricsNS, "shared_buckets")
 	bucketEdgesTotal = beam.NewCounter(metricsNS, "bucket_edges")
-	starBuckets      = beam.NewCounter(metricsNS, "star_buckets")
+	largeBuckets     = beam.NewCounter(metricsNS, "large_buckets")
 	lshNanos         = beam.NewCounter(metricsNS, "lsh_nanos")
 )
 
 // LSHBuckets turns the band entries, PCollection<KV<int, bandBatch>> gathered by band-key
 // partition, into candidate edges, PCollection<KV<int, edgeBatch>> by the first id's
-// partition (candidates.Pairs: all pairs of a bucket of up to cfg.BucketAllPairs
-// distinct sets, star edges from the smallest id beyond), and the members of the
-// star-edged buckets, PCollection<KV<int, starBatch>> by id partition, for AuditBuckets.
-// idCheck is only waited for (see checkUniqueIDs).
-func LSHBuckets(s beam.Scope, bands, idCheck beam.PCollection, cfg *Config) (edges, stars beam.PCollection) {
+// partition (all pairs of a bucket of up to cfg.BucketAllPairs distinct sets), and the
+// members of the larger buckets as requests for their shingle sets,
+// PCollection<KV<int, halfBatch>> by id partition (bucketMember), which Verify resolves
+// bucket by bucket (candidates.Resolve). idCheck is only waited for (see checkUniqueIDs).
+func LSHBuckets(s beam.Scope, bands, idCheck beam.PCollection, cfg *Config) (edges, members beam.PCollection) {
 	s = s.Scope("LSHBuckets")
 	return beam.ParDo2(s, &bucketFn{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs},
 		gather(s, appendBandEntries, bands), beam.SideInput{Input: idCheck})
@@ -47,7 +48,7 @@ type bucketFn struct {
 }
 
 func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool,
-	emit func(int, edgeBatch), emitStar func(int, starBatch)) error {
+	emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
 	start := time.Now()
 	entries, err := bandEntries(batch)
 	if err != nil {
@@ -55,7 +56,7 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 	}
 	entries = compactBandEntries(entries)
 	byPart := map[int][]Edge{}
-	starPart := map[int][]StarMember{}
+	memberPart := map[int][]Half{}
 	var members []string
 	for i := 0; i < len(entries); {
 		j := i + 1
@@ -66,19 +67,20 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 		for _, e := range entries[i:j] {
 			members = append(members, e.ID)
 		}
-		n, star := candidates.Pairs(members, f.MaxAll, func(u, v string) {
+		if len(members) > 1 {
+			bucketsShared.Inc(ctx, 1)
+		}
+		n, all := candidates.Pairs(members, f.MaxAll, func(u, v string) {
 			p := partOfString(u, f.Partitions)
 			byPart[p] = append(byPart[p], Edge{U: u, V: v})
 		})
-		if n > 0 {
-			bucketsShared.Inc(ctx, 1)
-			bucketEdgesTotal.Inc(ctx, int64(n))
-		}
-		if star {
-			starBuckets.Inc(ctx, 1)
-			for k, id := range members { // sorted: members[0] is the hub
+		bucketEdgesTotal.Inc(ctx, int64(n))
+		if !all {
+			largeBuckets.Inc(ctx, 1)
+			name := bucketName(entries[i].Key)
+			for _, id := range members {
 				p := partOfString(id, f.Partitions)
-				starPart[p] = append(starPart[p], StarMember{Key: entries[i].Key, ID: id, Hub: k == 0})
+				memberPart[p] = append(memberPart[p], bucketMember(name, id))
 			}
 		}
 		i = j
@@ -86,12 +88,33 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 	for _, p := range sortedKeys(byPart) {
 		emit(p, edgeBatch{byPart[p]})
 	}
-	for _, p := range sortedKeys(starPart) {
-		emitStar(p, starBatch{starPart[p]})
+	for _, p := range sortedKeys(memberPart) {
+		emitMember(p, halfBatch{Items: memberPart[p]})
 	}
 	lshNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("lsh")
 	return nil
+}
+
+// bucketName names a large bucket in its members' requests: its band key, which also
+// encodes the band.
+func bucketName(key uint64) string { return fmt.Sprintf("%016x", key) }
+
+// bucketMember asks for member id's shingle set on behalf of a large bucket. It is a
+// Half whose U is empty (no document id is: a missing one becomes FILE:LINE) and whose V
+// names the bucket, so it travels the candidate pairs' path to the bucket's partition.
+func bucketMember(bucket, id string) Half { return Half{V: bucket, Node: id} }
+
+// isBucketMember tells a large bucket's member from one end of a candidate pair.
+func (h Half) isBucketMember() bool { return h.U == "" }
+
+// partition is where a set meets the others it is compared with: its pair's partition,
+// or its large bucket's.
+func (h Half) partition(n int) int {
+	if h.isBucketMember() {
+		return partOfString(h.V, n)
+	}
+	return partOfString(h.U+"\x00"+h.V, n)
 }
 
 // bandEntries returns a partition's band entries: those in the batch and those in its

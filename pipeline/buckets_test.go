@@ -146,87 +146,101 @@ func plantedConfig(t *testing.T, input string, partitions int) Config {
 // TestEveryTruePairSharingABucketIsClustered states the candidate guarantee directly:
 // on planted families of edits around the threshold, every pair that shares an LSH
 // bucket and has exact Jaccard ≥ t ends in one cluster, for several seeds and partition
-// counts. Star edges from the smallest id alone fail it (the hub fails against two
-// members that are duplicates of each other).
+// counts, both when buckets give all their pairs and when every bucket of three or more
+// sets is resolved by pivots (--bucket-all-pairs 2). Star edges from the smallest id
+// fail it (the hub fails against two members that are duplicates of each other), and so
+// does re-starring (the hub passes one of them and fails the other).
 func TestEveryTruePairSharingABucketIsClustered(t *testing.T) {
 	for _, tc := range []struct {
 		seed       uint64
 		partitions int
-	}{{1, 1}, {2, 7}, {3, 64}} {
-		t.Run(fmt.Sprintf("seed%d-p%d", tc.seed, tc.partitions), func(t *testing.T) {
+		allPairs   int
+	}{{1, 1, 100}, {2, 7, 2}, {3, 64, 100}, {4, 5, 2}} {
+		t.Run(fmt.Sprintf("seed%d-p%d-all%d", tc.seed, tc.partitions, tc.allPairs), func(t *testing.T) {
 			ids, texts := plantedCorpus(tc.seed, 60)
 			input := writeCorpus(t, filepath.Join(t.TempDir(), "c.jsonl"), ids, texts, identity(len(ids)))
 			cfg := plantedConfig(t, input, tc.partitions)
+			cfg.BucketAllPairs = tc.allPairs
 			truth := bucketTruePairs(t, cfg, ids, texts)
 			require.Greater(t, len(truth), 50, "the corpus must plant pairs")
 			out, st := dedup(t, cfg)
-			labels := clusterLabels(t, out[ClustersFile])
-			var missed []string
-			for _, p := range truth {
-				if labels[p[0]] == "" || labels[p[0]] != labels[p[1]] {
-					missed = append(missed, p[0]+"–"+p[1])
-				}
-			}
-			require.Empty(t, missed, "pairs sharing a bucket with J ≥ %v not in one cluster", cfg.Threshold)
+			require.Empty(t, missedPairs(t, truth, out[ClustersFile]), "pairs sharing a bucket with J ≥ %v not in one cluster", cfg.Threshold)
 			require.Zero(t, st.Counts["unresolved_bucket_pairs"])
-			require.Zero(t, st.Counts["star_buckets"])
+			if tc.allPairs == 2 {
+				require.Positive(t, st.Counts["large_buckets"])
+				require.Positive(t, st.Counts["large_bucket_comparisons"])
+			} else {
+				require.Zero(t, st.Counts["large_buckets"])
+			}
 		})
 	}
 }
 
-// TestStarBucketsAreAudited forces star edges on every bucket (--bucket-all-pairs 2) and
-// checks that nothing is lost silently: every missed pair that shared a bucket is
-// counted in unresolved_bucket_pairs (which counts per bucket, so it may count more) and
-// stats.json warns.
-func TestStarBucketsAreAudited(t *testing.T) {
-	ids, texts := plantedCorpus(4, 60)
-	input := writeCorpus(t, filepath.Join(t.TempDir(), "c.jsonl"), ids, texts, identity(len(ids)))
-	cfg := plantedConfig(t, input, 5)
-	cfg.BucketAllPairs = 2
-	truth := bucketTruePairs(t, cfg, ids, texts)
-	out, st := dedup(t, cfg)
-	labels := clusterLabels(t, out[ClustersFile])
-	missed := 0
+// missedPairs returns the pairs of truth that clusters.jsonl does not put in one cluster.
+func missedPairs(t *testing.T, truth [][2]string, clusters string) []string {
+	labels := clusterLabels(t, clusters)
+	var missed []string
 	for _, p := range truth {
 		if labels[p[0]] == "" || labels[p[0]] != labels[p[1]] {
-			missed++
+			missed = append(missed, p[0]+"–"+p[1])
 		}
 	}
-	require.Positive(t, missed, "star edges should miss planted pairs here")
+	return missed
+}
+
+// TestBucketBudgetIsAudited starves the large buckets of comparisons
+// (--bucket-comparisons 1) and checks that nothing is lost silently: every missed pair
+// that shared a bucket is counted in unresolved_bucket_pairs (an upper bound, per bucket)
+// and stats.json warns.
+func TestBucketBudgetIsAudited(t *testing.T) {
+	ids, texts := plantedCorpus(2, 100)
+	input := writeCorpus(t, filepath.Join(t.TempDir(), "c.jsonl"), ids, texts, identity(len(ids)))
+	cfg := plantedConfig(t, input, 5)
+	cfg.BucketAllPairs, cfg.BucketComparisons = 2, 1
+	truth := bucketTruePairs(t, cfg, ids, texts)
+	out, st := dedup(t, cfg)
+	missed := len(missedPairs(t, truth, out[ClustersFile]))
+	require.Positive(t, missed, "one comparison per member should miss planted pairs here")
 	require.GreaterOrEqual(t, st.Counts["unresolved_bucket_pairs"], int64(missed))
-	require.Positive(t, st.Counts["star_buckets"])
-	require.NotEmpty(t, st.Warnings)
-	require.Contains(t, strings.Join(st.Warnings, "\n"), "--bucket-all-pairs")
+	require.Positive(t, st.Counts["large_buckets"])
+	require.Contains(t, strings.Join(st.Warnings, "\n"), "--bucket-comparisons")
 }
 
 // TestResultIndependentOfArrivalOrder shuffles the input lines (so members and ids
 // arrive in other orders) and changes the partition count: every output is the same
 // byte for byte, apart from kept.jsonl, which keeps the input order, and must hold the
-// same records.
+// same records. It holds for buckets given all pairs and for buckets resolved by pivots
+// (--bucket-all-pairs 2), whose pivot is the smallest id, never the first to arrive.
 func TestResultIndependentOfArrivalOrder(t *testing.T) {
 	ids, texts := plantedCorpus(5, 50)
-	dir := t.TempDir()
-	var ref map[string]string
-	var refStats *Stats
-	r := rand.New(rand.NewPCG(7, 7))
-	for run, partitions := range []int{1, 13, 3} {
-		order := identity(len(ids))
-		if run > 0 {
-			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
-		input := writeCorpus(t, filepath.Join(dir, fmt.Sprintf("c%d.jsonl", run)), ids, texts, order)
-		out, st := dedup(t, plantedConfig(t, input, partitions))
-		if ref == nil {
-			ref, refStats = out, st
-			require.NotEmpty(t, out[ClustersFile])
-			continue
-		}
-		require.Equal(t, ref[ClustersFile], out[ClustersFile])
-		require.Equal(t, sortedLines(ref["kept.jsonl"]), sortedLines(out["kept.jsonl"]))
-		require.Equal(t, sortedLines(stripPlace(t, ref["removed.jsonl"])), sortedLines(stripPlace(t, out["removed.jsonl"])))
-		for _, k := range []string{"bucket_edges", "candidate_pairs", "verified_pairs", "removed", "clusters"} {
-			require.Equal(t, refStats.Counts[k], st.Counts[k], k)
-		}
+	for _, allPairs := range []int{100, 2} {
+		t.Run(fmt.Sprintf("all%d", allPairs), func(t *testing.T) {
+			dir := t.TempDir()
+			var ref map[string]string
+			var refStats *Stats
+			r := rand.New(rand.NewPCG(7, 7))
+			for run, partitions := range []int{1, 13, 3} {
+				order := identity(len(ids))
+				if run > 0 {
+					r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				}
+				input := writeCorpus(t, filepath.Join(dir, fmt.Sprintf("c%d.jsonl", run)), ids, texts, order)
+				cfg := plantedConfig(t, input, partitions)
+				cfg.BucketAllPairs = allPairs
+				out, st := dedup(t, cfg)
+				if ref == nil {
+					ref, refStats = out, st
+					require.NotEmpty(t, out[ClustersFile])
+					continue
+				}
+				require.Equal(t, ref[ClustersFile], out[ClustersFile])
+				require.Equal(t, sortedLines(ref["kept.jsonl"]), sortedLines(out["kept.jsonl"]))
+				require.Equal(t, sortedLines(stripPlace(t, ref["removed.jsonl"])), sortedLines(stripPlace(t, out["removed.jsonl"])))
+				for _, k := range []string{"bucket_edges", "large_buckets", "large_bucket_comparisons", "candidate_pairs", "verified_pairs", "removed", "clusters"} {
+					require.Equal(t, refStats.Counts[k], st.Counts[k], k)
+				}
+			}
+		})
 	}
 }
 

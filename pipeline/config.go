@@ -87,8 +87,10 @@ type Config struct {
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
-	// larger ones star edges, audited (see transforms/candidates).
-	BucketAllPairs int
+	// larger ones are resolved by candidates.Resolve with a budget of BucketComparisons
+	// comparisons per distinct set (see transforms/candidates).
+	BucketAllPairs    int
+	BucketComparisons int
 	// BandSpill is BandSpillAuto or BandSpillOff: whether the band entries go through
 	// local files instead of the runner's shuffle (see spill.go).
 	BandSpill string
@@ -133,6 +135,7 @@ func DefaultConfig() Config {
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
+		BucketComparisons: candidates.DefaultComparisons,
 		BandSpill:         BandSpillAuto,
 		Mode:              ModeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
@@ -198,6 +201,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BucketAllPairs < 1 {
 		errs = append(errs, fmt.Errorf("--bucket-all-pairs: must be at least 1, got %d", c.BucketAllPairs))
+	}
+	if c.BucketComparisons < 1 {
+		errs = append(errs, fmt.Errorf("--bucket-comparisons: must be at least 1, got %d", c.BucketComparisons))
 	}
 	if c.ReportClusters < 0 {
 		errs = append(errs, fmt.Errorf("--report-clusters: must be 0 or more, got %d", c.ReportClusters))

@@ -29,15 +29,14 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	s2 := s.Scope("CollapseExactDuplicates")
 	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
 
-	candidates, stars := LSHBuckets(s, bands, idCheck, cfg)
+	candidates, members := LSHBuckets(s, bands, idCheck, cfg)
 
-	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), cfg)
+	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), members, cfg)
 	writeSimilarities(s, near, tempDir, cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 	if IsKeepField(cfg.Keep) {
 		fates, lines = KeepByField(s, locs, fates, cfg)
 	}
-	AuditBuckets(s, stars, fates, cfg)
 
 	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates))
 	if cfg.UpdateIndex {

@@ -49,6 +49,8 @@ type Parameters struct {
 	Partitions int     `json:"partitions"`
 	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
 	BucketAllPairs int `json:"bucket_all_pairs"`
+	// BucketComparisons is the comparison budget per distinct set of a larger bucket.
+	BucketComparisons int `json:"bucket_comparisons"`
 	// EstimateFloor is the estimate below which --verify exact skips a candidate.
 	EstimateFloor float64 `json:"estimate_floor"`
 	MaxShingles   int     `json:"max_shingles"`
@@ -77,7 +79,7 @@ var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 var countNames = []string{
 	"documents_read", "indexed_documents", "records_rejected", "damaged_files", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
 	"input_ranges", "unsplittable_files",
-	"exact_duplicates", "shared_buckets", "bucket_edges", "star_buckets", "unresolved_bucket_pairs", "candidate_pairs",
+	"exact_duplicates", "shared_buckets", "bucket_edges", "large_buckets", "large_bucket_comparisons", "unresolved_bucket_pairs", "candidate_pairs",
 	"estimate_filtered", "false_candidates", "verified_pairs", "clusters", "kept", "removed",
 	"output_kept", "output_removed", "output_rejected",
 }
@@ -88,7 +90,8 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
-			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs, EstimateFloor: cfg.estimateFloor(),
+			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs,
+			BucketComparisons: cfg.BucketComparisons, EstimateFloor: cfg.estimateFloor(),
 			MaxShingles: cfg.MaxShingles, IDField: cfg.IDField, TextField: cfg.TextField,
 		},
 		Inputs:       inputs,
@@ -152,9 +155,10 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	}
 	if n := st.Counts["unresolved_bucket_pairs"]; n > 0 {
 		st.Warnings = append(st.Warnings, fmt.Sprintf(
-			"%d pairs that shared one of %d LSH buckets larger than --bucket-all-pairs %d were neither compared nor clustered together: "+
-				"some may be duplicates left in the output; raise --bucket-all-pairs to check them",
-			n, st.Counts["star_buckets"], cfg.BucketAllPairs))
+			"up to %d pairs that shared one of %d LSH buckets larger than --bucket-all-pairs %d were left undecided when "+
+				"the budget of --bucket-comparisons %d per document ran out: some may be duplicates left in the output; "+
+				"raise --bucket-comparisons to check them",
+			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
+	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
 )
@@ -34,24 +35,29 @@ var (
 	falseCandidates = beam.NewCounter(metricsNS, "false_candidates")
 	verifiedPairs   = beam.NewCounter(metricsNS, "verified_pairs")
 	verifyNanos     = beam.NewCounter(metricsNS, "verify_nanos")
+
+	resolvedComparisons = beam.NewCounter(metricsNS, "large_bucket_comparisons")
+	unresolvedPairs     = beam.NewCounter(metricsNS, "unresolved_bucket_pairs")
 )
 
-// Verify decides the candidate edges from the LSH buckets. No stage kept the documents'
-// shingle sets (shuffling every set would cost more than all else together), so each
-// distinct candidate pair finds its two ends' input lines through locs, every input file
-// with candidates is read again to shingle just those lines, and the two halves meet in
-// the pair's partition, where the pair is decided. The results are the verified edges, all
-// under key 0, and PCollection<nearBatch>, the similarities for SimilaritiesFile.
-func Verify(s beam.Scope, locs, candidates beam.PCollection, cfg *Config) (verified, near beam.PCollection) {
+// Verify decides the candidate edges from the LSH buckets, PCollection<KV<int, edgeBatch>>,
+// and resolves the large buckets whose members, PCollection<KV<int, halfBatch>>, LSHBuckets
+// sent instead. No stage kept the documents' shingle sets (shuffling every set would cost
+// more than all else together), so each distinct candidate pair and each large bucket
+// finds its members' input lines through locs, every input file with candidates is read
+// again to shingle just those lines, and the sets meet in the pair's or the bucket's
+// partition, where they are decided. The results are the verified edges, all under key 0,
+// and PCollection<nearBatch>, the similarities for SimilaritiesFile.
+func Verify(s beam.Scope, locs, candidates, members beam.PCollection, cfg *Config) (verified, near beam.PCollection) {
 	s = s.Scope("Verify")
-	requests := beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates)
+	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates), members)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
 	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions,
 		Renamed: cfg.renamedFiles(), SpillDir: cfg.spillDir},
 		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo2(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
-		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(),
+		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(), Comparisons: cfg.BucketComparisons,
 	}, gather(s, appendHalves, halves))
 }
 
@@ -156,8 +162,9 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			if r.Node != d.ID && fail == nil {
 				fail = fmt.Errorf("re-read %s:%d: found id %q where %q was (the file changed during the run?)", file, d.Line, d.ID, r.Node)
 			}
-			p := partOfString(r.U+"\x00"+r.V, f.Partitions)
-			byPart[p] = append(byPart[p], Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length})
+			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length}
+			p := h.partition(f.Partitions)
+			byPart[p] = append(byPart[p], h)
 		}
 	})
 	if fail = cmp.Or(fail, readErr); fail != nil {
@@ -172,18 +179,20 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	return nil
 }
 
-// checkPairsFn decides the candidate pairs of one partition, each from its two halves.
+// checkPairsFn decides the candidate pairs of one partition, each from its two halves,
+// and resolves its large buckets, each from its members' sets (candidates.Resolve).
 // Under --verify exact a pair is a duplicate exactly when its exact Jaccard reaches the
 // threshold; the estimate decides nothing.
 // Signatures are recomputed here rather than shuffled: signing a document costs less
 // than moving its signature.
 type checkPairsFn struct {
-	Scheme    string
-	Seed      int64
-	NumPerm   int
-	Mode      string
-	Threshold float64
-	Floor     float64
+	Scheme      string
+	Seed        int64
+	NumPerm     int
+	Mode        string
+	Threshold   float64
+	Floor       float64
+	Comparisons int // Resolve's budget per member of a large bucket
 
 	signer *minhash.Signer
 }
@@ -196,16 +205,27 @@ func (f *checkPairsFn) Setup() error {
 
 func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
 	start := time.Now()
-	near := newNearBatch()
 	halves := batch.Items
 	if err := unspill(batch.Spilled, decodeHalves, func(b halfBatch) { halves = append(halves, b.Items...) }); err != nil {
 		return err
 	}
+	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, func(a, b Half) int {
 		return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V), cmp.Compare(a.Node, b.Node))
 	})
-	var out []Edge
-	for i := 0; i < len(halves); i += 2 {
+	d := decider{f: f, ctx: ctx, near: newNearBatch()}
+	i := 0
+	for i < len(halves) && halves[i].isBucketMember() {
+		j := i + 1
+		for j < len(halves) && halves[j].isBucketMember() && halves[j].V == halves[i].V {
+			j++
+		}
+		if err := d.resolve(halves[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	for ; i < len(halves); i += 2 {
 		if i+1 >= len(halves) || halves[i].U != halves[i+1].U || halves[i].V != halves[i+1].V {
 			return fmt.Errorf("candidate pair %q/%q arrived incomplete (internal error)", halves[i].U, halves[i].V)
 		}
@@ -213,45 +233,99 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatc
 		if u.Node != u.U {
 			u, v = v, u
 		}
-		candidatePairs.Inc(ctx, 1)
-		est, err := f.signer.Sign(u.Hashes).Jaccard(f.signer.Sign(v.Hashes))
-		if err != nil {
-			return fmt.Errorf("compare %q and %q: %w", u.U, u.V, err)
+		if _, _, err := d.decide(&scored{Half: u}, &scored{Half: v}); err != nil {
+			return err
 		}
-		sim := est
-		switch f.Mode {
-		case VerifyNone:
-		case VerifyEstimate:
-			if est < f.Threshold {
-				falseCandidates.Inc(ctx, 1)
-				near.add(Edge{U: u.U, V: u.V, Sim: est}, false)
-				continue
-			}
-		default:
-			// The exact Jaccard decides alone: the two sets are in hand, the merge is
-			// cheap beside the re-read that brought them, and so no true pair that
-			// shares a bucket is lost to the estimate's noise. How often the estimate
-			// would have misled a filter is counted (estimate_filtered).
-			sim = verify.Jaccard(u.Hashes, v.Hashes)
-			if est < f.Floor {
-				estimateDropped.Inc(ctx, 1)
-			}
-			if sim < f.Threshold {
-				falseCandidates.Inc(ctx, 1)
-				near.add(Edge{U: u.U, V: u.V, Sim: sim}, false)
-				continue
-			}
-		}
-		verifiedPairs.Inc(ctx, 1)
-		out = append(out, Edge{U: u.U, V: u.V, Sim: sim, ULen: u.Length, VLen: v.Length})
-		near.add(Edge{U: u.U, V: u.V, Sim: sim}, true)
 	}
-	if len(out) > 0 {
-		emit(0, edgeBatch{out})
+	if len(d.out) > 0 {
+		emit(0, edgeBatch{d.out})
 	}
-	near.trim()
-	emitNear(near)
+	d.near.trim()
+	emitNear(d.near)
 	verifyNanos.Inc(ctx, int64(time.Since(start)))
 	progress.stage.Store("verify")
 	return nil
+}
+
+// scored is a set being compared, with its MinHash signature once one was needed.
+type scored struct {
+	Half
+	sig *minhash.MinHash
+}
+
+// decider decides the pairs of one checkPairsFn bundle and gathers its results.
+type decider struct {
+	f    *checkPairsFn
+	ctx  context.Context
+	out  []Edge
+	near nearBatch
+}
+
+// decide compares u and v (u's id first) and records the verdict.
+func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
+	f := d.f
+	for _, x := range []*scored{u, v} {
+		if x.sig == nil {
+			x.sig = f.signer.Sign(x.Hashes)
+		}
+	}
+	candidatePairs.Inc(d.ctx, 1)
+	est, err := u.sig.Jaccard(v.sig)
+	if err != nil {
+		return 0, false, fmt.Errorf("compare %q and %q: %w", u.Node, v.Node, err)
+	}
+	sim = est
+	switch f.Mode {
+	case VerifyNone:
+	case VerifyEstimate:
+		ok = est >= f.Threshold
+	default:
+		// The exact Jaccard decides alone: the two sets are in hand, the merge is
+		// cheap beside the re-read that brought them, and so no true pair that
+		// shares a bucket is lost to the estimate's noise. How often the estimate
+		// would have misled a filter is counted (estimate_filtered).
+		sim = verify.Jaccard(u.Hashes, v.Hashes)
+		if est < f.Floor {
+			estimateDropped.Inc(d.ctx, 1)
+		}
+		ok = sim >= f.Threshold
+	}
+	if f.Mode == VerifyNone {
+		ok = true
+	}
+	e := Edge{U: u.Node, V: v.Node, Sim: sim}
+	d.near.add(e, ok)
+	if !ok {
+		falseCandidates.Inc(d.ctx, 1)
+		return sim, false, nil
+	}
+	verifiedPairs.Inc(d.ctx, 1)
+	e.ULen, e.VLen = u.Length, v.Length
+	d.out = append(d.out, e)
+	return sim, true, nil
+}
+
+// resolve decides one large bucket from its members' sets, sorted by id.
+func (d *decider) resolve(members []Half) error {
+	ms := make([]scored, len(members))
+	for i, h := range members {
+		ms[i].Half = h
+	}
+	threshold := d.f.Threshold
+	if d.f.Mode == VerifyNone {
+		threshold = 0 // every comparison is accepted: the bucket is one cluster
+	}
+	var err error
+	res := candidates.Resolve(len(ms), threshold, int64(d.f.Comparisons)*int64(len(ms)),
+		func(i, j int) float64 {
+			if err != nil {
+				return 0
+			}
+			var sim float64
+			sim, _, err = d.decide(&ms[i], &ms[j])
+			return sim
+		})
+	resolvedComparisons.Inc(d.ctx, res.Compared)
+	unresolvedPairs.Inc(d.ctx, res.Unresolved)
+	return err
 }

@@ -12,21 +12,21 @@ import (
 
 func collect(ids []string, maxAll int) ([][2]string, bool) {
 	var out [][2]string
-	n, star := Pairs(ids, maxAll, func(u, v string) { out = append(out, [2]string{u, v}) })
+	n, all := Pairs(ids, maxAll, func(u, v string) { out = append(out, [2]string{u, v}) })
 	if n != len(out) {
 		panic("count")
 	}
-	return out, star
+	return out, all
 }
 
 func TestPairsAllPairsUpToTheBound(t *testing.T) {
-	got, star := collect([]string{"c", "a", "d", "b"}, 4)
-	assert.False(t, star)
+	got, all := collect([]string{"c", "a", "d", "b"}, 4)
+	assert.True(t, all)
 	assert.Equal(t, [][2]string{{"a", "b"}, {"a", "c"}, {"a", "d"}, {"b", "c"}, {"b", "d"}, {"c", "d"}}, got)
 
-	got, star = collect([]string{"c", "a", "d", "b"}, 3)
-	assert.True(t, star)
-	assert.Equal(t, [][2]string{{"a", "b"}, {"a", "c"}, {"a", "d"}}, got, "star from the smallest id")
+	got, all = collect([]string{"c", "a", "d", "b"}, 3)
+	assert.False(t, all, "a larger bucket is for Resolve")
+	assert.Empty(t, got)
 
 	got, _ = collect([]string{"x"}, 3)
 	assert.Empty(t, got)
@@ -49,38 +49,5 @@ func TestPairsIndependentOfOrder(t *testing.T) {
 			got, _ := collect(sh, maxAll)
 			require.Equal(t, want, got)
 		}
-	}
-}
-
-// bruteUnresolved enumerates the pairs: not compared (not with the hub) and in
-// different clusters.
-func bruteUnresolved(labels []string, hub int) int64 {
-	var n int64
-	for i := range labels {
-		for j := i + 1; j < len(labels); j++ {
-			if i != hub && j != hub && labels[i] != labels[j] {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func TestUnresolvedMatchesEnumeration(t *testing.T) {
-	// All in the hub's cluster: nothing unresolved (the boilerplate case).
-	assert.Equal(t, int64(0), Unresolved([]string{"a", "a", "a", "a"}, 0))
-	// The hub failed against b and c, which are in different clusters: b–c unresolved.
-	assert.Equal(t, int64(1), Unresolved([]string{"a", "b", "c"}, 0))
-	// b passed against the hub, c failed: b–c unresolved (the hole of re-starring).
-	assert.Equal(t, int64(1), Unresolved([]string{"a", "a", "c"}, 0))
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 200 {
-		k := 1 + r.IntN(30)
-		labels := make([]string, k)
-		for i := range labels {
-			labels[i] = fmt.Sprint(r.IntN(1 + r.IntN(6)))
-		}
-		hub := r.IntN(k)
-		require.Equal(t, bruteUnresolved(labels, hub), Unresolved(labels, hub), "%v hub %d", labels, hub)
 	}
 }
