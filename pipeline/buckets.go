@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/transforms/candidates"
 )
@@ -77,7 +78,7 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 		bucketEdgesTotal.Inc(ctx, int64(n))
 		if !all {
 			largeBuckets.Inc(ctx, 1)
-			name := bucketName(entries[i].Key)
+			name := bucketName(members)
 			for _, id := range members {
 				p := partOfString(id, f.Partitions)
 				memberPart[p] = append(memberPart[p], bucketMember(name, id))
@@ -96,9 +97,19 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 	return nil
 }
 
-// bucketName names a large bucket in its members' requests: its band key, which also
-// encodes the band.
-func bucketName(key uint64) string { return fmt.Sprintf("%016x", key) }
+// bucketName names a large bucket in its members' requests by a fingerprint of its
+// sorted member ids. A family of near-copies usually fills the same bucket in every
+// band; named by its members, it is one bucket, whose requests locateRequests merges, and
+// it is resolved once, not once per band. Two buckets that collided on the fingerprint
+// would be resolved as one: more comparisons, the same guarantee.
+func bucketName(ids []string) string {
+	h := xxhash.New()
+	for _, id := range ids {
+		h.WriteString(id)
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
 
 // bucketMember asks for member id's shingle set on behalf of a large bucket. It is a
 // Half whose U is empty (no document id is: a missing one becomes FILE:LINE) and whose V

@@ -91,6 +91,11 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 	if len(reqs) == 0 {
 		return nil
 	}
+	// A large bucket found in several bands asks for its members once per band.
+	slices.SortFunc(reqs, func(a, b Half) int {
+		return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V), cmp.Compare(a.Node, b.Node))
+	})
+	reqs = slices.CompactFunc(reqs, func(a, b Half) bool { return a.U == b.U && a.V == b.V && a.Node == b.Node })
 	var locs []IDLoc
 	var lb locBatch
 	for locIter(&lb) {
