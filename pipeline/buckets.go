@@ -3,14 +3,12 @@ package pipeline
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math/bits"
 	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/transforms/candidates"
 )
@@ -78,10 +76,9 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 		bucketEdgesTotal.Inc(ctx, int64(n))
 		if !all {
 			largeBuckets.Inc(ctx, 1)
-			name := bucketName(members)
-			for _, id := range members {
+			for _, id := range members { // sorted: members[0] is the pivot
 				p := partOfString(id, f.Partitions)
-				memberPart[p] = append(memberPart[p], bucketMember(name, id))
+				memberPart[p] = append(memberPart[p], bucketMember(members[0], id))
 			}
 		}
 		i = j
@@ -97,24 +94,17 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 	return nil
 }
 
-// bucketName names a large bucket in its members' requests by a fingerprint of its
-// sorted member ids. A family of near-copies usually fills the same bucket in every
-// band; named by its members, it is one bucket, whose requests locateRequests merges, and
-// it is resolved once, not once per band. Two buckets that collided on the fingerprint
-// would be resolved as one: more comparisons, the same guarantee.
-func bucketName(ids []string) string {
-	h := xxhash.New()
-	for _, id := range ids {
-		h.WriteString(id)
-		h.Write([]byte{0})
-	}
-	return fmt.Sprintf("%016x", h.Sum64())
-}
-
-// bucketMember asks for member id's shingle set on behalf of a large bucket. It is a
-// Half whose U is empty (no document id is: a missing one becomes FILE:LINE) and whose V
-// names the bucket, so it travels the candidate pairs' path to the bucket's partition.
-func bucketMember(bucket, id string) Half { return Half{V: bucket, Node: id} }
+// bucketMember asks for member id's shingle set on behalf of the large buckets whose
+// smallest id is pivot. It is a Half whose U is empty (no document id is: a missing one
+// becomes FILE:LINE) and whose V is the pivot, so it travels the candidate pairs' path
+// to the pivot's partition.
+//
+// The large buckets that share their smallest id are resolved as one, their union. A
+// family of near-copies fills a bucket in every band, each with nearly the same members
+// and the same smallest id: as one, each member's set is requested once (locateRequests
+// merges the bands' requests) and compared about once, not once per band. Resolving a
+// union decides every pair of each of its buckets, so the guarantee holds.
+func bucketMember(pivot, id string) Half { return Half{V: pivot, Node: id} }
 
 // isBucketMember tells a large bucket's member from one end of a candidate pair.
 func (h Half) isBucketMember() bool { return h.U == "" }

@@ -91,7 +91,7 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 	if len(reqs) == 0 {
 		return nil
 	}
-	// A large bucket found in several bands asks for its members once per band.
+	// Large buckets with one smallest id ask for their members once per bucket.
 	slices.SortFunc(reqs, func(a, b Half) int {
 		return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V), cmp.Compare(a.Node, b.Node))
 	})
