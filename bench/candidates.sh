@@ -7,6 +7,7 @@
 # candidates (bucket_edges), distinct candidate pairs compared, verified pairs, star
 # buckets, unresolved pairs, removed, wall and CPU seconds, peak RSS.
 # Usage (repo root): BEFORE=/tmp/nd-old AFTER=/tmp/nd bench/candidates.sh
+# LARGE=1 adds the 1M generated corpus.
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 BEFORE=${BEFORE:?path of the baseline neardup binary}
@@ -31,8 +32,10 @@ echo
 echo "| corpus | binary | bucket_edges | candidate_pairs | verified_pairs | large_buckets | large_bucket_comparisons | unresolved | removed | wall s | CPU s | peak RSS MiB |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for run in $(seq "$RUNS"); do
-	for name in 100k skew skew-near; do
-		case $name in 100k) c=$c100 ;; skew) c=$skew ;; skew-near) c=$near ;; esac
+	names="100k skew skew-near"
+	[ -z "$LARGE" ] || names="$names 1m"
+	for name in $names; do
+		case $name in 100k) c=$c100 ;; 1m) c=$(corpus 1000000) ;; skew) c=$skew ;; skew-near) c=$near ;; esac
 		for bin in BEFORE AFTER; do
 			out="$OUT/cand-$name-$bin"
 			/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "${!bin}" dedup --quiet --input "$c" --output "$out" --overwrite >"$out.log" 2>&1

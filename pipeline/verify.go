@@ -170,6 +170,10 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length}
 			p := h.partition(f.Partitions)
 			byPart[p] = append(byPart[p], h)
+			if len(byPart[p]) == halvesPerBatch {
+				sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
+				byPart[p] = nil
+			}
 		}
 	})
 	if fail = cmp.Or(fail, readErr); fail != nil {
@@ -179,10 +183,17 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
 	for _, p := range sortedKeys(byPart) {
-		sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
+		if len(byPart[p]) > 0 {
+			sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
+		}
 	}
 	return nil
 }
+
+// halvesPerBatch bounds what rereadFn holds: a partition's halves leave in batches of
+// this many (about 0.4 MB) as the file is read, so a file with millions of candidates
+// is never held whole.
+const halvesPerBatch = 256
 
 // checkPairsFn decides the candidate pairs of one partition, each from its two halves,
 // and resolves its large buckets, each from its members' sets (candidates.Resolve).
