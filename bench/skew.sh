@@ -16,11 +16,11 @@ import json, sys
 distinct, boiler, out, copies = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 text = json.loads(open(boiler).readline())["text"]
 with open(distinct) as d, open(out, "w") as o:
-    lines = d.readlines()
+    line = d.readline()  # streamed: the distinct part may be gigabytes
     i = j = 0
-    while i < len(lines) or j < copies:
-        if i < len(lines) and (j >= copies or (i + j) % 3 == 0):
-            o.write(lines[i]); i += 1
+    while line or j < copies:
+        if line and (j >= copies or (i + j) % 3 == 0):
+            o.write(line); i += 1; line = d.readline()
         else:
             o.write(json.dumps({"id": "boiler-%07d" % j, "text": text}) + "\n"); j += 1
 PY
