@@ -296,8 +296,8 @@ func rejectedWhole(p *plan) (bool, error) {
 	return true, nil
 }
 
-// concat joins the parts, in input-file order, into the final outputs under tempDir, then
-// deletes the parts. Every output is created even when empty, so Commit always has all of
+// concat joins the parts, in input-file order, into the final outputs under tempDir,
+// deleting each part once copied. Every output is created even when empty, so Commit always has all of
 // them to move.
 func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
@@ -355,6 +355,12 @@ func concatOne(ctx context.Context, dst string, parts []part, has func(part) boo
 			continue
 		}
 		if err := copyFrom(ctx, w, pt.Base+ext); err != nil {
+			w.Close()
+			return fmt.Errorf("concatenate %s: %w", dst, err)
+		}
+		// Each part goes as soon as it is copied, so the outputs need their own size in
+		// free space, not twice it (a failed run commits nothing either way).
+		if err := files.Remove(ctx, pt.Base+ext); err != nil {
 			w.Close()
 			return fmt.Errorf("concatenate %s: %w", dst, err)
 		}
