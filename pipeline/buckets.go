@@ -132,15 +132,26 @@ func bandEntries(batch bandBatch) ([]BandEntry, error) {
 // entries arrived in.
 func compactBandEntries(entries []BandEntry) []BandEntry {
 	slices.SortFunc(entries, func(a, b BandEntry) int {
-		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Set, b.Set), cmp.Compare(a.Chk, b.Chk), cmp.Compare(a.ID, b.ID))
+		// Not cmp.Or, which evaluates every comparison: band keys almost always differ,
+		// and the id comparison is a string comparison.
+		switch {
+		case a.Key != b.Key:
+			return cmp.Compare(a.Key, b.Key)
+		case a.Set != b.Set:
+			return cmp.Compare(a.Set, b.Set)
+		case a.Chk != b.Chk:
+			return cmp.Compare(a.Chk, b.Chk)
+		}
+		return cmp.Compare(a.ID, b.ID)
 	})
 	return slices.CompactFunc(entries, func(a, b BandEntry) bool { return a.Key == b.Key && a.Set == b.Set && a.Chk == b.Chk })
 }
 
 // compactFrom is the gathered size from which the band combiner collapses identical
-// sets: below it a partition's entries are few enough to keep, above it each doubling
-// is compacted once, so the sort costs about as much again as bucketFn's own.
-const compactFrom = 1 << 12
+// sets: below it a partition's entries (about 70 MB at most) are kept as they come and
+// sorted once, by bucketFn; above it, which only heavy skew or a huge partition reaches,
+// each doubling is compacted once, so the sort costs about as much again as bucketFn's.
+const compactFrom = 1 << 20
 
 // appendBandEntries is the band shuffle's combiner. Copies of one page send identical
 // entries to the same band partitions; keeping one entry per (band key, set) while

@@ -240,7 +240,13 @@ type collapseFn struct{}
 func (collapseFn) ProcessElement(ctx context.Context, _ int, batch setBatch, emitEdges func(int, edgeBatch)) {
 	keys := batch.Items
 	slices.SortFunc(keys, func(a, b SetKey) int {
-		return cmp.Or(cmp.Compare(a.Hash, b.Hash), cmp.Compare(a.Check, b.Check), cmp.Compare(a.ID, b.ID))
+		switch { // not cmp.Or, which would compare the ids every time
+		case a.Hash != b.Hash:
+			return cmp.Compare(a.Hash, b.Hash)
+		case a.Check != b.Check:
+			return cmp.Compare(a.Check, b.Check)
+		}
+		return cmp.Compare(a.ID, b.ID)
 	})
 	var edges []Edge
 	rep := 0
