@@ -82,3 +82,20 @@ func TestSimilarityBin(t *testing.T) {
 	assert.Equal(t, 40, similarityBin(0.7999999999999999), "a rounding error below a boundary stays in its bin")
 	assert.Equal(t, SimilarityBins-1, similarityBin(1))
 }
+
+// A pair compared twice (a small bucket in one band, a large bucket in another) is
+// listed once among the pairs nearest the threshold, even from different batches.
+func TestNearPairsListedOnce(t *testing.T) {
+	a, b := newNearBatch(), newNearBatch()
+	for _, n := range []*nearBatch{&a, &b} {
+		n.add(Edge{U: "x", V: "y", Sim: 0.81}, true)
+		n.add(Edge{U: "x", V: "z", Sim: 0.79}, false)
+	}
+	a.add(Edge{U: "p", V: "q", Sim: 0.9}, true)
+	a.trim()
+	b.trim()
+	a.merge(b)
+	a.trim()
+	assert.Equal(t, []Edge{{U: "x", V: "y", Sim: 0.81}, {U: "p", V: "q", Sim: 0.9}}, a.Lowest)
+	assert.Equal(t, []Edge{{U: "x", V: "z", Sim: 0.79}}, a.Highest)
+}
