@@ -189,14 +189,14 @@ func missedPairs(t *testing.T, truth [][2]string, clusters string) []string {
 }
 
 // TestBucketBudgetIsAudited starves the large buckets of comparisons
-// (--bucket-comparisons 1) and checks that nothing is lost silently: every missed pair
+// (--bucket-comparisons 1, no floor) and checks that nothing is lost silently: every missed pair
 // that shared a bucket is counted in unresolved_bucket_pairs (an upper bound, per bucket)
 // and stats.json warns.
 func TestBucketBudgetIsAudited(t *testing.T) {
 	ids, texts := plantedCorpus(2, 100)
 	input := writeCorpus(t, filepath.Join(t.TempDir(), "c.jsonl"), ids, texts, identity(len(ids)))
 	cfg := plantedConfig(t, input, 5)
-	cfg.BucketAllPairs, cfg.BucketComparisons = 2, 1
+	cfg.BucketAllPairs, cfg.BucketComparisons, cfg.bucketBudgetFloor = 2, 1, 1
 	truth := bucketTruePairs(t, cfg, ids, texts)
 	out, st := dedup(t, cfg)
 	missed := len(missedPairs(t, truth, out[ClustersFile]))

@@ -91,6 +91,7 @@ type Config struct {
 	// comparisons per distinct set (see transforms/candidates).
 	BucketAllPairs    int
 	BucketComparisons int
+	bucketBudgetFloor int // candidates.BudgetFloor; tests lower it to exhaust budgets
 	// BandSpill is BandSpillAuto or BandSpillOff: whether the band entries go through
 	// local files instead of the runner's shuffle (see spill.go).
 	BandSpill string
@@ -136,6 +137,7 @@ func DefaultConfig() Config {
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
 		BucketComparisons: candidates.DefaultComparisons,
+		bucketBudgetFloor: candidates.BudgetFloor,
 		BandSpill:         BandSpillAuto,
 		Mode:              ModeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,

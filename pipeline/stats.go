@@ -156,7 +156,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	if n := st.Counts["unresolved_bucket_pairs"]; n > 0 {
 		st.Warnings = append(st.Warnings, fmt.Sprintf(
 			"up to %d pairs that shared one of %d LSH buckets larger than --bucket-all-pairs %d were left undecided when "+
-				"the budget of --bucket-comparisons %d per document ran out: some may be duplicates left in the output; "+
+				"the budget of --bucket-comparisons %d per distinct set ran out: some may be duplicates left in the output; "+
 				"raise --bucket-comparisons to check them",
 			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}

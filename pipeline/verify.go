@@ -58,7 +58,7 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, cfg *Confi
 		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo2(s, &checkPairsFn{
 		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
-		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(), Comparisons: cfg.BucketComparisons,
+		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(), Comparisons: cfg.BucketComparisons, BudgetFloor: cfg.bucketBudgetFloor,
 	}, gather(s, appendHalves, halves))
 }
 
@@ -207,7 +207,8 @@ type checkPairsFn struct {
 	Mode        string
 	Threshold   float64
 	Floor       float64
-	Comparisons int // Resolve's budget per member of a large bucket
+	Comparisons int // Resolve's budget per member of a large bucket (candidates.Budget)
+	BudgetFloor int
 
 	signer *minhash.Signer
 }
@@ -342,7 +343,7 @@ func (d *decider) resolve(members []Half) error {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster
 	}
 	var err error
-	res := candidates.Resolve(len(ms), threshold, int64(d.f.Comparisons)*int64(len(ms)),
+	res := candidates.Resolve(len(ms), threshold, candidates.Budget(len(ms), d.f.Comparisons, d.f.BudgetFloor),
 		func(i, j int) float64 {
 			if err != nil {
 				return 0

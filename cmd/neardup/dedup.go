@@ -36,7 +36,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.StringVar(&cfg.BandSpill, "band-spill", cfg.BandSpill, "auto: when the workers run in this process (the embedded runner, LOOPBACK), the band entries go through local files in the output's temporary directory instead of the runner's in-memory shuffle; off: always through the runner")
 	fs.IntVar(&cfg.BucketAllPairs, "bucket-all-pairs", cfg.BucketAllPairs, "LSH buckets of up to this many distinct sets give all their pairs; larger ones are resolved by pivots and the triangle inequality (exact within --bucket-comparisons)")
-	fs.IntVar(&cfg.BucketComparisons, "bucket-comparisons", cfg.BucketComparisons, "comparison budget per distinct set of an LSH bucket above --bucket-all-pairs; pairs left undecided when it runs out are counted in stats.json (unresolved_bucket_pairs)")
+	fs.IntVar(&cfg.BucketComparisons, "bucket-comparisons", cfg.BucketComparisons, "comparison budget per distinct set of an LSH bucket above --bucket-all-pairs, counting at least 8192 sets; pairs left undecided when it runs out are counted in stats.json (unresolved_bucket_pairs)")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only the result line, warnings and errors")

@@ -34,10 +34,21 @@ import (
 // pairs several bands propose; a larger bucket's members travel once each to Resolve.
 const DefaultMaxAll = 100
 
-// DefaultComparisons is Resolve's default budget per distinct set of a bucket: a bucket
-// of k sets above maxAll may cost DefaultComparisons·k comparisons, which covers all
-// pairs up to 129 sets and leaves near-copy families (about 2 per set) a wide margin.
+// DefaultComparisons is Resolve's default budget per distinct set of a bucket (see
+// Budget): near-copy families cost about 1–2 per set, so it leaves them a wide margin.
 const DefaultComparisons = 64
+
+// BudgetFloor is the bucket size below which Budget counts as if the bucket had this many
+// sets. A bucket of a few hundred mutually distant sets (short or templated documents
+// colliding in a band; one such bucket of about 250 sets turned up among 10 million
+// generated documents) needs all its pairs, and at 64 per set 8,192 sets' worth of
+// comparisons is every pair of a bucket of up to 1,024 sets: about half a second of one
+// worker.
+const BudgetFloor = 8192
+
+// Budget is Resolve's budget for a bucket of k distinct sets: perSet comparisons per
+// set, counting at least floor sets.
+func Budget(k, perSet, floor int) int64 { return int64(perSet) * int64(max(k, floor)) }
 
 // Pairs calls emit(u, v) with u < v for every pair of one bucket of at most maxAll
 // distinct sets, whose ids are in ids (at most one id per set, in any order; ids is

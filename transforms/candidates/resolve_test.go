@@ -161,3 +161,12 @@ func ExampleResolve() {
 	fmt.Println(res.Compared, res.Unresolved)
 	// Output: 2 0
 }
+
+// TestBudgetCoversSmallBuckets: with the defaults a bucket of up to 1,024 mutually
+// distant sets gets all its pairs, and a large one DefaultComparisons per set.
+func TestBudgetCoversSmallBuckets(t *testing.T) {
+	for _, k := range []int{101, 250, 1024} {
+		require.GreaterOrEqual(t, Budget(k, DefaultComparisons, BudgetFloor), int64(k*(k-1)/2), "k=%d", k)
+	}
+	require.Equal(t, int64(DefaultComparisons*200_000), Budget(200_000, DefaultComparisons, BudgetFloor))
+}
