@@ -297,7 +297,7 @@ func rejectedWhole(p *plan) (bool, error) {
 }
 
 // concat joins the parts, in input-file order, into the final outputs under tempDir,
-// deleting each part once copied. Every output is created even when empty, so Commit always has all of
+// deleting each part once copied (moving it when it is the only one). Every output is created even when empty, so Commit always has all of
 // them to move.
 func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
@@ -346,14 +346,22 @@ func concat(ctx context.Context, tempDir, format string, annotate bool, parts []
 }
 
 func concatOne(ctx context.Context, dst string, parts []part, has func(part) bool, ext string) error {
+	var with []part
+	for _, pt := range parts {
+		if has(pt) {
+			with = append(with, pt)
+		}
+	}
+	if len(with) == 1 {
+		// One input file's part is the whole output: moved, not copied, so a one-file
+		// corpus's outputs need no second copy's space (or time).
+		return files.Rename(ctx, with[0].Base+ext, dst)
+	}
 	w, err := files.Create(ctx, dst)
 	if err != nil {
 		return err
 	}
-	for _, pt := range parts {
-		if !has(pt) {
-			continue
-		}
+	for _, pt := range with {
 		if err := copyFrom(ctx, w, pt.Base+ext); err != nil {
 			w.Close()
 			return fmt.Errorf("concatenate %s: %w", dst, err)
