@@ -208,7 +208,7 @@ type checkPairsFn struct {
 	Threshold   float64
 	Floor       float64
 	Comparisons int // Resolve's budget per member of a large bucket (candidates.Budget)
-	BudgetFloor int
+	BudgetFloor int // candidates.Budget's floor, in sets
 
 	signer *minhash.Signer
 }
