@@ -73,9 +73,8 @@ func (n *nearBatch) merge(o nearBatch) {
 // trim keeps the NearPairs distinct pairs nearest the threshold on each side, ties broken
 // by ids so the choice does not depend on arrival order.
 func (n *nearBatch) trim() {
-	byIDs := func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) }
-	slices.SortFunc(n.Lowest, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.Sim, b.Sim), byIDs(a, b)) })
-	slices.SortFunc(n.Highest, func(a, b Edge) int { return cmp.Or(cmp.Compare(b.Sim, a.Sim), byIDs(a, b)) })
+	slices.SortFunc(n.Lowest, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.Sim, b.Sim), compareEdgeIDs(a, b)) })
+	slices.SortFunc(n.Highest, func(a, b Edge) int { return cmp.Or(cmp.Compare(b.Sim, a.Sim), compareEdgeIDs(a, b)) })
 	// A pair compared twice (in a small bucket of one band and a large bucket of
 	// another) is listed once.
 	same := func(a, b Edge) bool { return a.U == b.U && a.V == b.V }

@@ -67,7 +67,7 @@ type routeFn struct{ Partitions int }
 
 func (f *routeFn) ProcessElement(_ int, batch edgeBatch, emit func(int, halfBatch)) {
 	edges := batch.Items
-	slices.SortFunc(edges, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
+	slices.SortFunc(edges, compareEdgeIDs)
 	edges = slices.CompactFunc(edges, func(a, b Edge) bool { return a.U == b.U && a.V == b.V })
 	byPart := map[int][]Half{}
 	for _, e := range edges {
@@ -272,6 +272,14 @@ func compareHalves(a, b Half) int {
 		return c
 	}
 	return strings.Compare(a.Node, b.Node)
+}
+
+// compareEdgeIDs orders edges by (U, V), comparing V only when U ties.
+func compareEdgeIDs(a, b Edge) int {
+	if c := strings.Compare(a.U, b.U); c != 0 {
+		return c
+	}
+	return strings.Compare(a.V, b.V)
 }
 
 // scored is a set being compared, with its MinHash signature once one was needed.
