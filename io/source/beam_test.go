@@ -9,7 +9,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
@@ -35,15 +34,7 @@ func TestReadPipeline(t *testing.T) {
 		record.Rejected{File: b, Line: 2, Reason: `field "text": missing`},
 		record.Rejected{File: missing, Line: 0, Reason: OpenErrorPrefix + "open " + missing + ": open " + missing + ": no such file or directory"},
 	)
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-
-	counters := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == "neardup" {
-			counters[c.Name()] += c.Result()
-		}
-	}
+	counters := runCounters(t, p)
 	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1,
 		"input_ranges": 3, "unsplittable_files": 1, "damaged_files": 1}, counters)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,14 +135,7 @@ func TestReadPipelineParquet(t *testing.T) {
 		record.Doc{ID: "3", File: a, Line: 3, Text: "black white"},
 	)
 	passert.Count(s, rej, "rejected", 2)
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-	counters := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == "neardup" {
-			counters[c.Name()] += c.Result()
-		}
-	}
+	counters := runCounters(t, p)
 	assert.Equal(t, map[string]int64{"documents_read": 2, "records_rejected": 2, "invalid_utf8_replaced": 0,
 		"input_ranges": 2, "damaged_files": 1}, counters)
 }
