@@ -4,8 +4,8 @@
 # bench/skew.sh (200,000 exact copies of one page among 100,000 documents) and a
 # near-copy variant (each copy gets one unique word appended, so the copies are distinct
 # sets that share one huge bucket per band). Prints one markdown row per run: LSH
-# candidates (bucket_edges), distinct candidate pairs compared, verified pairs, star
-# buckets, unresolved pairs, removed, wall and CPU seconds, peak RSS.
+# candidates (bucket_edges), comparisons (candidate_pairs), verified pairs, large buckets
+# and their comparisons, unresolved pairs, removed, wall and CPU seconds, peak RSS.
 # Usage (repo root): BEFORE=/tmp/nd-old AFTER=/tmp/nd bench/candidates.sh
 # LARGE=1 adds the 1M generated corpus.
 cd "$(dirname "$0")/.."
