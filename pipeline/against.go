@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
+	"github.com/neardup/neardup/transforms/shingleset"
 )
 
 // Deduplicating against an index (--against) and preferring inputs (--prefer) reuse the
@@ -91,6 +92,14 @@ func docHashes(sh *Shingler, d record.Doc) ([]uint64, bool) {
 		return d.Shingles, false
 	}
 	return sh.Hashes(d.Text)
+}
+
+// docSet is docHashes in no particular order, in scratch's memory (see Shingler.Set).
+func docSet(sh *Shingler, scratch *shingleset.Scratch, d record.Doc) ([]uint64, bool) {
+	if idClass(d.ID) == classIndexed {
+		return d.Shingles, false
+	}
+	return sh.Set(d.Text, scratch)
 }
 
 // IndexParams are the parameters an index built or used with this configuration records.

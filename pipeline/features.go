@@ -97,11 +97,11 @@ type features struct {
 	shingleNanos, minhashNanos int64
 }
 
-// featurize normalizes, shingles, hashes, signs and bands one document. sig is the
-// caller's scratch signature (len num_perm); the result does not keep it.
-func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, d record.Doc) features {
+// featurize normalizes, shingles, hashes, signs and bands one document. sig (len
+// num_perm) and scratch are the caller's scratch memory; the result keeps neither.
+func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
 	start := time.Now()
-	hashes, capped := docHashes(sh, d)
+	hashes, capped := docSet(sh, scratch, d)
 	r := features{capped: capped, shingles: int64(len(hashes))}
 	r.set = SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
 		Length: int64(utf8.RuneCountInString(d.Text))}
@@ -159,8 +159,8 @@ func (f *featurizeFn) Setup() error {
 		return err
 	}
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
-		sig := make([]uint64, f.NumPerm)
-		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, d) }
+		sig, scratch := make([]uint64, f.NumPerm), &shingleset.Scratch{}
+		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d) }
 	})
 	f.sets = batch.New[SetKey](f.Partitions, batchItems)
 	f.bands = batch.New[BandEntry](f.Partitions, batchItems)
@@ -208,6 +208,9 @@ func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBat
 // emitBands sends one partition's batch of band entries on, or to its spill file.
 func (f *featurizeFn) emitBands(p int, items []BandEntry, emitBand func(int, bandBatch)) {
 	sendOrSpill(&f.spill, p, bandBatch{Items: items}, encodeBands, emitBand)
+	if f.spill.Dir != "" {
+		f.bands.Reuse(p, items) // encoded into the spill buffer: the slice is free again
+	}
 }
 
 // collect adds one document's results to the bundle's batches and counter sums.

@@ -1,6 +1,5 @@
 // Package wordhash hashes a slice of 64-bit words as its little-endian byte string with
-// xxhash64, without copying it on little-endian machines. Shingle-set fingerprints and LSH
-// band keys are both such hashes.
+// xxhash64, without copying it on little-endian machines. LSH band keys are such hashes.
 package wordhash
 
 import (

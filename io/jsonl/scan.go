@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanner walks one record's bytes.
@@ -283,7 +284,7 @@ func (s *scanner) str(decode bool) (string, bool, error) {
 		return string(raw), false, nil
 	}
 	out, bad := unescape(make([]byte, 0, len(raw)+8), raw)
-	return string(out), bad, nil
+	return ownedString(out), bad, nil
 }
 
 // special marks the bytes that end the fast scan of a string: the closing quote, an
@@ -314,7 +315,7 @@ func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
 				return "", false, nil
 			}
 			out, bad := unescape(make([]byte, 0, len(raw)), raw)
-			return string(out), bad, nil
+			return ownedString(out), bad, nil
 		case c == '\\':
 			s.i++
 			if s.i >= len(s.b) {
@@ -343,6 +344,16 @@ func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
 			s.i++
 		}
 	}
+}
+
+// ownedString returns b as a string without copying it: b must be freshly allocated
+// and never written again. A text is the largest field by far, and copying it once
+// more cost as much as decoding it.
+func ownedString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func unhex(c byte) rune {

@@ -30,6 +30,7 @@ package normalize
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -92,7 +93,14 @@ func class(r rune) (uint8, bool) {
 
 // Text returns the normalized form of s (see the package documentation).
 // When s is already normalized it is returned as is, without allocating.
-func Text(s string, o Options) string {
+func Text(s string, o Options) string { return text(s, o, nil) }
+
+// TextReusing is Text writing a rebuilt text into *buf (grown as needed), so a caller
+// that normalizes text after text allocates nothing per text. The result may share
+// *buf's memory: it is valid until buf is used again.
+func TextReusing(s string, o Options, buf *[]byte) string { return text(s, o, buf) }
+
+func text(s string, o Options, buf *[]byte) string {
 	if !isASCII(s) {
 		if !utf8.ValidString(s) {
 			s = replaceInvalid(s)
@@ -103,7 +111,19 @@ func Text(s string, o Options) string {
 	if isNormalized(s, o) {
 		return s
 	}
-	out, recompose := rebuild(s, o)
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:0]
+	}
+	b, recompose := rebuild(b, s, o)
+	if buf != nil {
+		*buf = b
+	}
+	out := ""
+	if len(b) > 0 {
+		// No copy: b is either fresh or the caller's buffer, which the result may share.
+		out = unsafe.String(&b[0], len(b))
+	}
 	if recompose {
 		out = norm.NFKC.String(out)
 	}
@@ -191,12 +211,13 @@ func isNormalized(s string, o Options) bool {
 	return !prevSpace || len(s) == 0
 }
 
-// rebuild writes the lower-cased, separator-folded form of s. recompose reports
+// rebuild appends the lower-cased, separator-folded form of s to b. recompose reports
 // that a rune changed case right before a rune that may compose with it, after
 // which the text may no longer be NFKC.
-func rebuild(s string, o Options) (out string, recompose bool) {
-	var b strings.Builder
-	b.Grow(len(s))
+func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
+	// A byte slice, not a strings.Builder, whose per-byte writes cost a third of this
+	// function; append grows it when lower-casing lengthens a rune.
+	b = slices.Grow(b, len(s))
 	pending := false // a separator was seen after the last written rune
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -214,11 +235,11 @@ func rebuild(s string, o Options) (out string, recompose bool) {
 					continue
 				}
 			}
-			if pending && b.Len() > 0 {
-				b.WriteByte(' ')
+			if pending && len(b) > 0 {
+				b = append(b, ' ')
 			}
 			pending = false
-			b.WriteByte(c)
+			b = append(b, c)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -243,8 +264,8 @@ func rebuild(s string, o Options) (out string, recompose bool) {
 		} else {
 			lower = unicode.ToLower(r) != r
 		}
-		if pending && b.Len() > 0 {
-			b.WriteByte(' ')
+		if pending && len(b) > 0 {
+			b = append(b, ' ')
 		}
 		pending = false
 		if lower {
@@ -260,7 +281,7 @@ func rebuild(s string, o Options) (out string, recompose bool) {
 				recompose = true
 			}
 		}
-		b.WriteRune(r)
+		b = utf8.AppendRune(b, r)
 	}
-	return b.String(), recompose
+	return b, recompose
 }

@@ -165,6 +165,21 @@ func TestAlreadyNormalizedDoesNotAllocate(t *testing.T) {
 	assert.Equal(t, 1.0, allocs)
 }
 
+func TestTextReusingIsText(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var buf []byte
+	for range 5000 {
+		in := randomText(r)
+		for _, o := range []Options{{}, {StripPunct: true}} {
+			if want, got := Text(in, o), TextReusing(in, o, &buf); got != want {
+				t.Fatalf("TextReusing(%q, %+v) = %q, Text gives %q", in, o, got, want)
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() { _ = TextReusing("Red  Blue, GREEN", Options{}, &buf) })
+	assert.Zero(t, allocs, "a rebuilt text reuses the buffer")
+}
+
 func FuzzText(f *testing.F) {
 	for _, p := range pieces {
 		f.Add(p + " X" + p)

@@ -1,6 +1,6 @@
 // Package shingle cuts normalized text into shingles (word or character n-grams)
-// and hashes them into the sorted 64-bit sets that MinHash signs and exact
-// Jaccard compares.
+// and hashes them into the 64-bit sets that MinHash signs and exact Jaccard
+// compares.
 //
 // Input must be the output of normalize.Text: words separated by exactly one
 // ASCII space, no leading or trailing space. Then every word n-gram (N words
@@ -21,7 +21,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/neardup/neardup/internal/wordhash"
+	"github.com/neardup/neardup/transforms/minhash"
 )
 
 // Kind selects word or character n-grams.
@@ -209,23 +209,86 @@ func Strings(norm string, o Options) []string {
 // sum receives a view of norm's own bytes (no copy): it must not modify or
 // retain them, which hash functions such as xxhash.Sum64 do not.
 func Hashes(norm string, o Options, sum func([]byte) uint64) []uint64 {
-	o.mustValidate()
-	out := make([]uint64, 0, estimate(norm, o))
-	Each(norm, o, func(s string) {
-		out = append(out, sum(unsafe.Slice(unsafe.StringData(s), len(s))))
-	})
+	out := AppendHashes(make([]uint64, 0, estimate(norm, o)), norm, o, sum)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// SetHash returns a 64-bit fingerprint of a sorted shingle-hash set: xxhash64 of
-// the values' little-endian bytes, in order. Documents with equal sets (exact
-// duplicates after normalization) get equal fingerprints, which lets the pipeline
-// collapse them before MinHash; a fingerprint collision between different sets
-// would merge them, with probability about k²/2⁶⁵ for k distinct sets.
+// AppendHashes appends the hash of every shingle of norm to dst, in document order and
+// with repeats, for callers that need the set but not its order (Distinct removes the
+// repeats in linear time; MinHash does not care about order).
+func AppendHashes(dst []uint64, norm string, o Options, sum func([]byte) uint64) []uint64 {
+	o.mustValidate()
+	Each(norm, o, func(s string) {
+		dst = append(dst, sum(unsafe.Slice(unsafe.StringData(s), len(s))))
+	})
+	return dst
+}
+
+// SetHash returns a 64-bit fingerprint of a shingle-hash set given in any order, each
+// value once. Documents with equal sets (exact duplicates after normalization) get
+// equal fingerprints, which lets the pipeline collapse them before MinHash; a
+// fingerprint collision between different sets would merge them, with probability
+// about k²/2⁶⁵ for k distinct sets.
 func SetHash(hashes []uint64) uint64 { return SetHashSeed(hashes, 0) }
 
-// SetHashSeed is SetHash with xxhash64's seed: two seeds give two independent
-// fingerprints, whose 128 bits together make a collision among a billion sets
-// about 10⁻²⁰ likely.
-func SetHashSeed(hashes []uint64, seed uint64) uint64 { return wordhash.Sum64(hashes, seed) }
+// SetHashSeed is SetHash under another seed: two seeds give two independent
+// fingerprints, whose 128 bits together make a collision among a billion sets about
+// 10⁻²⁰ likely. The fingerprint is the sum of a 64-bit mix of each value, so it needs no
+// sorted input (sorting each document's set cost more than signing it).
+func SetHashSeed(hashes []uint64, seed uint64) uint64 {
+	var sum uint64
+	for _, h := range hashes {
+		// Fmix64 is a bijection mixing every bit, so the sum behaves like a sum of random
+		// values; the odd constant keeps the empty set and {0} apart (Fmix64(0) = 0).
+		sum += minhash.Fmix64((h ^ seed) + 0x9e3779b97f4a7c15)
+	}
+	return sum
+}
+
+// Distinct removes repeated values from shingle hashes in linear time, keeping each
+// value's first occurrence in place. It owns a scratch table, reused across calls: one
+// Distinct per goroutine.
+type Distinct struct {
+	table []uint64 // open addressing; 0 marks an empty slot, so the value 0 is tracked apart
+}
+
+// Keep returns h without its repeats (h's own backing array, first occurrences in order).
+func (d *Distinct) Keep(h []uint64) []uint64 {
+	if len(h) < 2 {
+		return h
+	}
+	bits := 1
+	for 1<<bits < 2*len(h) {
+		bits++
+	}
+	size := 1 << bits
+	if cap(d.table) < size {
+		d.table = make([]uint64, size)
+	}
+	table := d.table[:size]
+	clear(table)
+	mask, shift := uint64(size-1), uint(64-bits)
+	n, zero := 0, false
+	for _, v := range h {
+		if v == 0 {
+			if zero {
+				continue
+			}
+			zero = true
+		} else {
+			// Fibonacci hashing spreads even small or patterned values over the table.
+			i := (v * 0x9e3779b97f4a7c15) >> shift
+			for table[i] != 0 && table[i] != v {
+				i = (i + 1) & mask
+			}
+			if table[i] == v {
+				continue
+			}
+			table[i] = v
+		}
+		h[n] = v
+		n++
+	}
+	return h[:n]
+}

@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -181,31 +180,69 @@ func TestHashesAllocatesOnlyTheResult(t *testing.T) {
 }
 
 func TestSetHash(t *testing.T) {
-	ref := func(hs []uint64) uint64 {
-		var b []byte
-		for _, h := range hs {
-			b = binary.LittleEndian.AppendUint64(b, h)
-		}
-		return xxhash.Sum64(b)
-	}
 	r := rand.New(rand.NewPCG(1, 1))
 	seen := map[uint64]int{}
-	for n := range 100 {
+	for n := range 200 {
 		hs := make([]uint64, n)
 		for i := range hs {
 			hs[i] = r.Uint64()
 		}
-		slices.Sort(hs)
 		got := SetHash(hs)
-		require.Equal(t, ref(hs), got, "n=%d", n)
 		_, dup := seen[got]
 		require.False(t, dup, "distinct sets, distinct fingerprints")
 		seen[got] = n
+		r.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+		require.Equal(t, got, SetHash(hs), "the order of the set does not matter")
+		if n > 0 {
+			require.NotEqual(t, got, SetHashSeed(hs, 7), "seeds give other fingerprints")
+		}
 	}
-	assert.Equal(t, xxhash.Sum64(nil), SetHash(nil))
-	assert.Equal(t, SetHash(nil), SetHash([]uint64{}))
+	// Sets that differ in one small value, or only by a swap of values between
+	// positions (which a sum of unmixed values would not tell apart).
 	assert.NotEqual(t, SetHash([]uint64{1, 2}), SetHash([]uint64{1, 2, 3}))
+	assert.NotEqual(t, SetHash([]uint64{1, 4}), SetHash([]uint64{2, 3}))
+	assert.NotEqual(t, SetHash([]uint64{0}), SetHash(nil), "the hash 0 is a member like any other")
+	assert.Equal(t, SetHash(nil), SetHash([]uint64{}))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = SetHash([]uint64{1, 2, 3}) }))
+}
+
+func TestDistinctKeepsFirstOccurrences(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	var d Distinct
+	for n := 1; n < 300; n++ {
+		pool := make([]uint64, 1+n/3) // values repeat about three times
+		for i := range pool {
+			pool[i] = r.Uint64N(1 << (1 + r.IntN(63))) // small and large values, and 0
+		}
+		pool[0] = 0
+		h := make([]uint64, n)
+		for i := range h {
+			h[i] = pool[r.IntN(len(pool))]
+		}
+		var want []uint64
+		seen := map[uint64]bool{}
+		for _, v := range h {
+			if !seen[v] {
+				seen[v] = true
+				want = append(want, v)
+			}
+		}
+		require.Equal(t, want, d.Keep(slices.Clone(h)), "n=%d", n)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = d.Keep([]uint64{3, 1, 3, 2, 1}) }), "the table is reused")
+}
+
+func TestAppendHashesIsHashesWithRepeats(t *testing.T) {
+	var d Distinct
+	for _, o := range []Options{words(1), words(2), words(3), chars(3), chars(5)} {
+		for _, norm := range []string{"", "a", "a b", "the cat the cat the cat sat", "ab ab ab ab ab abab"} {
+			all := AppendHashes(nil, norm, o, xxhash.Sum64)
+			set := d.Keep(slices.Clone(all))
+			slices.Sort(set)
+			assert.ElementsMatch(t, Hashes(norm, o, xxhash.Sum64), set, "%+v %q", o, norm)
+			assert.Equal(t, len(Strings(norm, o)), len(set))
+		}
+	}
 }
 
 func TestKindAndOptions(t *testing.T) {

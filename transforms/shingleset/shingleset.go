@@ -25,6 +25,28 @@ func (s *Shingler) Hashes(text string) ([]uint64, bool) {
 	return Cap(shingle.Hashes(normalize.Text(text, s.norm), s.opts, s.sum), s.maxShingles)
 }
 
+// Scratch is the reusable memory of Set: one per goroutine.
+type Scratch struct {
+	text     []byte
+	hashes   []uint64
+	distinct shingle.Distinct
+}
+
+// Set returns the same set as Hashes, in no particular order, in memory owned by scratch
+// (valid until its next use). It is for the featurizing pass, which only fingerprints
+// and signs the set: neither needs it sorted, and sorting every document's hashes cost
+// more than signing them.
+func (s *Shingler) Set(text string, scratch *Scratch) ([]uint64, bool) {
+	norm := normalize.TextReusing(text, s.norm, &scratch.text)
+	h := shingle.AppendHashes(scratch.hashes[:0], norm, s.opts, s.sum)
+	scratch.hashes = h
+	h = scratch.distinct.Keep(h)
+	if s.maxShingles > 0 && len(h) > s.maxShingles {
+		slices.Sort(h) // the cap keeps the smallest hashes
+	}
+	return Cap(h, s.maxShingles)
+}
+
 // Cap keeps the max smallest of the sorted distinct hashes h (all of them when max is
 // 0) and says whether any were dropped.
 func Cap(h []uint64, max int) ([]uint64, bool) {
