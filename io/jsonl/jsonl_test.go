@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -216,4 +217,34 @@ func FuzzParseMatchesEncodingJSON(f *testing.F) {
 			assert.Equal(t, strings.Contains(r.Text, "\uFFFD"), r.InvalidUTF8)
 		}
 	})
+}
+
+// plainEnd must stop exactly where the byte-at-a-time scan stops, with the same OR of
+// the bytes before, wherever the special byte falls in its eight-byte word.
+func TestPlainEndMatchesByteScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	alphabet := []byte{'a', 'Z', ' ', 0x7f, 0x80, 0xc3, 0xa9, 0xff, '"', '\\', 0x00, 0x1f, 0x20, 0x21, '#', '[', ']'}
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(10) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte(0x20 + r.IntN(0x60)) // mostly plain ASCII, some '"' and '\\'
+			}
+		}
+		start := 0
+		if len(b) > 0 {
+			start = r.IntN(len(b))
+		}
+		want, wantSeen := start, byte(0)
+		for want < len(b) && !special[b[want]] {
+			wantSeen |= b[want]
+			want++
+		}
+		got, seen := plainEnd(b, start)
+		if got != want || seen != wantSeen {
+			t.Fatalf("plainEnd(%q, %d) = %d, %#x; want %d, %#x", b, start, got, seen, want, wantSeen)
+		}
+	}
 }
