@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"math/bits"
+	"runtime"
 	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/transforms/candidates"
 )
 
@@ -41,21 +43,82 @@ func LSHBuckets(s beam.Scope, bands, idCheck beam.PCollection, cfg *Config) (edg
 // members with one shingle set only the smallest id takes part: collapse already joined
 // the others to it. The id check is a side input it never reads (see checkUniqueIDs):
 // no candidate exists before ids are known to be unique.
+//
+// Prism runs a stage's partitions as one bundle, on one goroutine, so the partitions are
+// bucketed on a pool of one goroutine per core and emitted in input order (as
+// featurizeFn does).
 type bucketFn struct {
 	Partitions int
 	MaxAll     int
+
+	pool *ordered.Pool[bandBatch, bucketed]
+	err  error // the first failure, returned by the next ProcessElement or FinishBundle
+}
+
+// bucketed is what one band partition yields: candidate edges and large-bucket members
+// by destination partition, and the counter sums.
+type bucketed struct {
+	edges                map[int][]Edge
+	members              map[int][]Half
+	shared, pairs, large int64
+	nanos                int64
+	err                  error
+}
+
+func (f *bucketFn) Setup() {
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(bandBatch) bucketed {
+		return func(b bandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) }
+	})
+}
+
+func (f *bucketFn) Teardown() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
 }
 
 func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool,
 	emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
+	f.pool.Add(batch, func(b bucketed) { f.deliver(ctx, b, emit, emitMember) })
+	return f.err
+}
+
+func (f *bucketFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
+	f.pool.Flush(func(b bucketed) { f.deliver(ctx, b, emit, emitMember) })
+	err := f.err
+	f.err = nil
+	return err
+}
+
+func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, edgeBatch), emitMember func(int, halfBatch)) {
+	if b.err != nil {
+		f.err = cmp.Or(f.err, b.err)
+		return
+	}
+	for _, p := range sortedKeys(b.edges) {
+		emit(p, edgeBatch{b.edges[p]})
+	}
+	for _, p := range sortedKeys(b.members) {
+		emitMember(p, halfBatch{Items: b.members[p]})
+	}
+	bucketsShared.Inc(ctx, b.shared)
+	bucketEdgesTotal.Inc(ctx, b.pairs)
+	largeBuckets.Inc(ctx, b.large)
+	lshNanos.Inc(ctx, b.nanos)
+	progress.stage.Store("lsh")
+}
+
+// bucketPartition buckets one band partition's entries: all pairs of each bucket of up
+// to maxAll distinct sets, by the first id's partition, and the members of larger
+// buckets as requests for their sets (bucketMember), by the member's partition.
+func bucketPartition(batch bandBatch, maxAll, partitions int) bucketed {
 	start := time.Now()
 	entries, err := bandEntries(batch)
 	if err != nil {
-		return err
+		return bucketed{err: err}
 	}
 	entries = compactBandEntries(entries)
-	byPart := map[int][]Edge{}
-	memberPart := map[int][]Half{}
+	r := bucketed{edges: map[int][]Edge{}, members: map[int][]Half{}}
 	var members []string
 	for i := 0; i < len(entries); {
 		j := i + 1
@@ -67,31 +130,24 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _
 			members = append(members, e.ID)
 		}
 		if len(members) > 1 {
-			bucketsShared.Inc(ctx, 1)
+			r.shared++
 		}
-		n, all := candidates.Pairs(members, f.MaxAll, func(u, v string) {
-			p := partOfString(u, f.Partitions)
-			byPart[p] = append(byPart[p], Edge{U: u, V: v})
+		n, all := candidates.Pairs(members, maxAll, func(u, v string) {
+			p := partOfString(u, partitions)
+			r.edges[p] = append(r.edges[p], Edge{U: u, V: v})
 		})
-		bucketEdgesTotal.Inc(ctx, int64(n))
+		r.pairs += int64(n)
 		if !all {
-			largeBuckets.Inc(ctx, 1)
+			r.large++
 			for _, id := range members { // sorted: members[0] is the pivot
-				p := partOfString(id, f.Partitions)
-				memberPart[p] = append(memberPart[p], bucketMember(members[0], id))
+				p := partOfString(id, partitions)
+				r.members[p] = append(r.members[p], bucketMember(members[0], id))
 			}
 		}
 		i = j
 	}
-	for _, p := range sortedKeys(byPart) {
-		emit(p, edgeBatch{byPart[p]})
-	}
-	for _, p := range sortedKeys(memberPart) {
-		emitMember(p, halfBatch{Items: memberPart[p]})
-	}
-	lshNanos.Inc(ctx, int64(time.Since(start)))
-	progress.stage.Store("lsh")
-	return nil
+	r.nanos = int64(time.Since(start))
+	return r
 }
 
 // bucketMember asks for member id's shingle set on behalf of the large buckets whose

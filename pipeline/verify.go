@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/candidates"
@@ -199,7 +201,8 @@ const halvesPerBatch = 256
 // Under --verify exact a pair is a duplicate exactly when its exact Jaccard reaches the
 // threshold; the estimate decides nothing.
 // Signatures are recomputed here rather than shuffled: signing a document costs less
-// than moving its signature.
+// than moving its signature. The partitions are decided on a pool of one goroutine per
+// core and emitted in input order (Prism runs the stage as one bundle: see bucketFn).
 type checkPairsFn struct {
 	Scheme      string
 	Seed        int64
@@ -211,23 +214,66 @@ type checkPairsFn struct {
 	BudgetFloor int // candidates.Budget's floor, in sets
 
 	signer *minhash.Signer
+	pool   *ordered.Pool[halfBatch, decided]
+	err    error // the first failure, returned by the next ProcessElement or FinishBundle
 }
 
 func (f *checkPairsFn) Setup() error {
 	s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 	f.signer = s
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(halfBatch) decided { return f.checkPartition })
 	return err
 }
 
+func (f *checkPairsFn) Teardown() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
+}
+
 func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
+	f.pool.Add(batch, func(r decided) { f.deliver(ctx, r, emit, emitNear) })
+	return f.err
+}
+
+func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
+	f.pool.Flush(func(r decided) { f.deliver(ctx, r, emit, emitNear) })
+	err := f.err
+	f.err = nil
+	return err
+}
+
+func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, edgeBatch), emitNear func(nearBatch)) {
+	if r.err != nil {
+		f.err = cmp.Or(f.err, r.err)
+		return
+	}
+	if len(r.out) > 0 {
+		emit(0, edgeBatch{r.out})
+	}
+	emitNear(r.near)
+	c := r.counts
+	candidatePairs.Inc(ctx, c.candidates)
+	estimateDropped.Inc(ctx, c.estimateDropped)
+	falseCandidates.Inc(ctx, c.falseCandidates)
+	verifiedPairs.Inc(ctx, c.verified)
+	resolvedComparisons.Inc(ctx, c.compared)
+	unresolvedPairs.Inc(ctx, c.unresolved)
+	verifyNanos.Inc(ctx, c.nanos)
+	progress.stage.Store("verify")
+}
+
+// checkPartition decides the candidate pairs and resolves the large buckets of one
+// partition's halves.
+func (f *checkPairsFn) checkPartition(batch halfBatch) decided {
 	start := time.Now()
 	halves := batch.Items
 	if err := unspill(batch.Spilled, decodeHalves, func(b halfBatch) { halves = append(halves, b.Items...) }); err != nil {
-		return err
+		return decided{err: err}
 	}
 	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, compareHalves)
-	d := decider{f: f, ctx: ctx, near: newNearBatch()}
+	d := decider{f: f, decided: decided{near: newNearBatch()}}
 	i := 0
 	for i < len(halves) && halves[i].isBucketMember() {
 		j := i + 1
@@ -235,30 +281,25 @@ func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatc
 			j++
 		}
 		if err := d.resolve(halves[i:j]); err != nil {
-			return err
+			return decided{err: err}
 		}
 		i = j
 	}
 	for ; i < len(halves); i += 2 {
 		if i+1 >= len(halves) || halves[i].U != halves[i+1].U || halves[i].V != halves[i+1].V {
-			return fmt.Errorf("candidate pair %q/%q arrived incomplete (internal error)", halves[i].U, halves[i].V)
+			return decided{err: fmt.Errorf("candidate pair %q/%q arrived incomplete (internal error)", halves[i].U, halves[i].V)}
 		}
 		u, v := halves[i], halves[i+1]
 		if u.Node != u.U {
 			u, v = v, u
 		}
 		if _, _, err := d.decide(&scored{Half: u}, &scored{Half: v}); err != nil {
-			return err
+			return decided{err: err}
 		}
 	}
-	if len(d.out) > 0 {
-		emit(0, edgeBatch{d.out})
-	}
 	d.near.trim()
-	emitNear(d.near)
-	verifyNanos.Inc(ctx, int64(time.Since(start)))
-	progress.stage.Store("verify")
-	return nil
+	d.counts.nanos = int64(time.Since(start))
+	return d.decided
 }
 
 // compareHalves orders halves by pair (U, V), then end (Node): bucket members (U empty)
@@ -288,12 +329,23 @@ type scored struct {
 	sig *minhash.MinHash
 }
 
-// decider decides the pairs of one checkPairsFn bundle and gathers its results.
+// decider decides the pairs of one partition and gathers its results.
 type decider struct {
-	f    *checkPairsFn
-	ctx  context.Context
-	out  []Edge
-	near nearBatch
+	f *checkPairsFn
+	decided
+}
+
+// decided is what deciding one partition yields: the verified edges, the similarities,
+// and the counter sums (counted here, added to the counters once per partition).
+type decided struct {
+	out    []Edge
+	near   nearBatch
+	counts verifyCounts
+	err    error
+}
+
+type verifyCounts struct {
+	candidates, estimateDropped, falseCandidates, verified, compared, unresolved, nanos int64
 }
 
 // decide compares u and v (u's id first) and records the verdict.
@@ -304,7 +356,7 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 			x.sig = f.signer.Sign(x.Hashes)
 		}
 	}
-	candidatePairs.Inc(d.ctx, 1)
+	d.counts.candidates++
 	est, err := u.sig.Jaccard(v.sig)
 	if err != nil {
 		return 0, false, fmt.Errorf("compare %q and %q: %w", u.Node, v.Node, err)
@@ -321,7 +373,7 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		// would have misled a filter is counted (estimate_filtered).
 		sim = verify.Jaccard(u.Hashes, v.Hashes)
 		if est < f.Floor {
-			estimateDropped.Inc(d.ctx, 1)
+			d.counts.estimateDropped++
 		}
 		ok = sim >= f.Threshold
 	}
@@ -331,10 +383,10 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	e := Edge{U: u.Node, V: v.Node, Sim: sim}
 	d.near.add(e, ok)
 	if !ok {
-		falseCandidates.Inc(d.ctx, 1)
+		d.counts.falseCandidates++
 		return sim, false, nil
 	}
-	verifiedPairs.Inc(d.ctx, 1)
+	d.counts.verified++
 	e.ULen, e.VLen = u.Length, v.Length
 	d.out = append(d.out, e)
 	return sim, true, nil
@@ -360,7 +412,7 @@ func (d *decider) resolve(members []Half) error {
 			sim, _, err = d.decide(&ms[i], &ms[j])
 			return sim
 		})
-	resolvedComparisons.Inc(d.ctx, res.Compared)
-	unresolvedPairs.Inc(d.ctx, res.Unresolved)
+	d.counts.compared += res.Compared
+	d.counts.unresolved += res.Unresolved
 	return err
 }
