@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -207,6 +208,12 @@ func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool,
 		}
 	}
 	for _, f := range srcs {
+		if f == files.Join(dir, sink.KeptJSONL) {
+			if err := t.loadKeptJSONL(ctx, f, want, idField, textField, add); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var readErr error
 		source.ReadFile(ctx, f, source.Config{IDField: idField, TextField: textField}, func(d record.Doc) {
 			if _, done := t.text[d.ID]; want[d.ID] && !done {
@@ -222,6 +229,31 @@ func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool,
 		}
 	}
 	return t, nil
+}
+
+// loadKeptJSONL is the kept-file pass for kept.jsonl: only the id of each line is parsed
+// (jsonl.ParseID), and the whole record only when the id is wanted, so the pass costs a
+// fraction of decoding every kept text. A line without an id is skipped: its id was
+// FILE:LINE of the input, which the input pass after this one reads.
+func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]bool, idField, textField string, add func(id, text string)) error {
+	return eachLine(ctx, path, func(line []byte, _ int64) error {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		id, hasID, err := jsonl.ParseID(line, idField)
+		if err != nil {
+			return fmt.Errorf("invalid kept line: %w", err)
+		}
+		if _, done := t.text[id]; !hasID || !want[id] || done {
+			return nil
+		}
+		rec, err := jsonl.ParseRecord(line, idField, textField)
+		if err != nil {
+			return fmt.Errorf("invalid kept line: %w", err)
+		}
+		add(id, rec.Text)
+		return nil
+	})
 }
 
 // keptFile is the kept output present in dir.

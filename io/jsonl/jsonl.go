@@ -38,6 +38,15 @@ func ParseRecord(raw []byte, idField, textField string) (Record, error) {
 	return p.parse()
 }
 
+// ParseID extracts only the id field of one JSON object record (as Parse does), for
+// callers that look for a few ids among many records: no text is decoded. The record is
+// still validated, but a missing or non-string text is not an error here.
+func ParseID(raw []byte, idField string) (id string, hasID bool, err error) {
+	p := parser{s: scanner{b: raw}, idField: idField, idOnly: true}
+	r, err := p.parse()
+	return r.ID, r.HasID, err
+}
+
 // field is the last value seen for one requested key.
 type field struct {
 	seen  bool
@@ -50,6 +59,7 @@ type field struct {
 type parser struct {
 	s                  scanner
 	idField, textField string
+	idOnly             bool // no text field is wanted (ParseID)
 	id, text           field
 }
 
@@ -111,7 +121,7 @@ func (p *parser) members() error {
 		}
 		s.i++
 		s.ws()
-		isText, isID := key == p.textField, key == p.idField
+		isText, isID := key == p.textField && !p.idOnly, key == p.idField
 		if isText || isID {
 			f, err := s.fieldValue()
 			if err != nil {
@@ -145,6 +155,7 @@ func (p *parser) members() error {
 func (p *parser) result() (Record, error) {
 	var r Record
 	switch {
+	case p.idOnly:
 	case !p.text.seen:
 		return r, fmt.Errorf("field %q: missing", p.textField)
 	case p.text.kind != "string":

@@ -53,7 +53,26 @@ func TestParseGood(t *testing.T) {
 			id, hasID, text, err := Parse([]byte(tc.raw), "id", "text")
 			require.NoError(t, err)
 			assert.Equal(t, []any{tc.id, tc.hasID, tc.text}, []any{id, hasID, text})
+
+			id, hasID, err = ParseID([]byte(tc.raw), "id")
+			require.NoError(t, err)
+			assert.Equal(t, []any{tc.id, tc.hasID}, []any{id, hasID}, "ParseID")
 		})
+	}
+}
+
+// ParseID reads the id alone: a record without a usable text still has one, and an
+// invalid record or id is still an error.
+func TestParseIDIgnoresTheText(t *testing.T) {
+	for raw, want := range map[string]string{`{"id": "a"}`: "a", `{"id": 7, "text": 3}`: "7", `{"text": [1], "id": "b"}`: "b"} {
+		id, hasID, err := ParseID([]byte(raw), "id")
+		require.NoError(t, err, raw)
+		assert.True(t, hasID)
+		assert.Equal(t, want, id)
+	}
+	for _, raw := range []string{`{"id": "a"`, `{"id": 1.5}`, `{"id": true}`, `["id"]`} {
+		_, _, err := ParseID([]byte(raw), "id")
+		assert.Error(t, err, raw)
 	}
 }
 
