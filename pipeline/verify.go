@@ -126,7 +126,8 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 // rereadFn reads one input file again and shingles the lines candidates asked for. A
 // document's shingle hashes go to each of its pairs' partitions, so the halves outweigh
 // the band entries per candidate: with SpillDir set they go through spill files (see
-// spill.go).
+// spill.go). The file is read on the bundle's goroutine and its lines are shingled on a
+// pool of one goroutine per core, in file order (a one-file corpus is one element).
 type rereadFn struct {
 	Shingle    ShingleConfig
 	Source     source.Config
@@ -136,12 +137,32 @@ type rereadFn struct {
 
 	sh    *Shingler
 	spill spiller
+	pool  *ordered.Pool[record.Doc, reread]
+}
+
+// reread is one re-read document with its shingle set.
+type reread struct {
+	doc    record.Doc
+	hashes []uint64
+	length int64
 }
 
 func (f *rereadFn) Setup() (err error) {
 	f.spill = spiller{Dir: f.SpillDir, Kind: "halves"}
 	f.sh, err = f.Shingle.Shingler()
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), 16, func() func(record.Doc) reread {
+		return func(d record.Doc) reread {
+			hashes, _ := docHashes(f.sh, d)
+			return reread{doc: d, hashes: hashes, length: int64(utf8.RuneCountInString(d.Text))}
+		}
+	})
 	return err
+}
+
+func (f *rereadFn) Teardown() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
 }
 
 func (f *rereadFn) FinishBundle(emit func(int, halfBatch)) error {
@@ -154,21 +175,18 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	byPart := map[int][]Half{}
 	next := 0
 	var fail error
-	readErr := f.read(ctx, file, reqs, func(d record.Doc) {
+	// The requested lines come back shingled from the pool, in file order.
+	deliver := func(x reread) {
+		d := x.doc
 		for next < len(reqs) && reqs[next].Line < d.Line {
 			next++
 		}
-		if next == len(reqs) || reqs[next].Line != d.Line {
-			return
-		}
-		hashes, _ := docHashes(f.sh, d)
-		length := int64(utf8.RuneCountInString(d.Text))
 		for ; next < len(reqs) && reqs[next].Line == d.Line; next++ {
 			r := reqs[next]
 			if r.Node != d.ID && fail == nil {
 				fail = fmt.Errorf("re-read %s:%d: found id %q where %q was (the file changed during the run?)", file, d.Line, d.ID, r.Node)
 			}
-			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: hashes, Length: length}
+			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: x.hashes, Length: x.length}
 			p := h.partition(f.Partitions)
 			byPart[p] = append(byPart[p], h)
 			if len(byPart[p]) == halvesPerBatch {
@@ -176,7 +194,9 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 				byPart[p] = nil
 			}
 		}
-	})
+	}
+	readErr := f.read(ctx, file, reqs, func(d record.Doc) { f.pool.Add(d, deliver) })
+	f.pool.Flush(deliver)
 	if fail = cmp.Or(fail, readErr); fail != nil {
 		return fail
 	}
