@@ -60,10 +60,18 @@ const tableSize = 0x800
 var (
 	classTable [tableSize]uint8
 	lowerTable [tableSize]uint16 // ToLower(r) when it is below tableSize, else 0
+	// nfkcInert marks the runes below tableSize that NFKC leaves alone wherever they
+	// stand: normalized by themselves, combining class 0, and not composing with what
+	// precedes them. A text made of such runes is in NFKC (the quick check says yes)
+	// and skips the norm package, whose per-rune trie lookups cost more than the rest
+	// of normalizing a Cyrillic or Greek text.
+	nfkcInert [tableSize]bool
 )
 
 func init() {
 	for r := rune(0); r < tableSize; r++ {
+		p := norm.NFKC.PropertiesString(string(r))
+		nfkcInert[r] = norm.NFKC.IsNormalString(string(r)) && p.CCC() == 0 && p.BoundaryBefore()
 		switch {
 		case unicode.IsSpace(r):
 			classTable[r] = clsSpace
@@ -105,8 +113,10 @@ func text(s string, o Options, buf *[]byte) string {
 		if !utf8.ValidString(s) {
 			s = replaceInvalid(s)
 		}
-		// NFKC returns its input unchanged (no allocation) when already in NFKC.
-		s = norm.NFKC.String(s)
+		if !isNFKCInert(s) {
+			// NFKC returns its input unchanged (no allocation) when already in NFKC.
+			s = norm.NFKC.String(s)
+		}
 	}
 	if isNormalized(s, o) {
 		return s
@@ -158,6 +168,31 @@ func isASCII(s string) bool {
 	}
 	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isNFKCInert reports whether every rune of the valid UTF-8 text s is in nfkcInert, so
+// that s is already in NFKC. CJK ideographs and Hangul syllables (see class) count as
+// inert too; any other rune sends s through the norm package.
+func isNFKCInert(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r < tableSize:
+			if !nfkcInert[r] {
+				return false
+			}
+		case 0x4E00 <= r && r <= 0x9FFF, 0xAC00 <= r && r <= 0xD7A3:
+		default:
 			return false
 		}
 	}

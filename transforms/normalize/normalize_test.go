@@ -291,3 +291,35 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestNFKCInertPairsAreNFKC backs the NFKC shortcut: composition joins adjacent runes
+// when all have combining class 0, so a text of inert runes is in NFKC exactly when
+// every adjacent pair is. Every pair of inert runes below tableSize is checked, with
+// samples of the CJK and Hangul blocks, and a pair is never falsely inert.
+func TestNFKCInertPairsAreNFKC(t *testing.T) {
+	var inert []rune
+	for r := rune(0); r < tableSize; r++ {
+		if nfkcInert[r] {
+			inert = append(inert, r)
+		}
+	}
+	inert = append(inert, 0x4E00, 0x6587, 0x9FFF, 0xAC00, 0xAC01, 0xD7A3)
+	if len(inert) < 1000 {
+		t.Fatalf("only %d inert runes: the table is not what the shortcut expects", len(inert))
+	}
+	buf := make([]byte, 0, 8)
+	for _, a := range inert {
+		for _, b := range inert {
+			buf = utf8.AppendRune(utf8.AppendRune(buf[:0], a), b)
+			if !isNFKCInert(string(buf)) || !norm.NFKC.IsNormal(buf) {
+				t.Fatalf("%U %U: inert %v, NFKC %v", a, b, isNFKCInert(string(buf)), norm.NFKC.IsNormal(buf))
+			}
+		}
+	}
+	// Runes that NFKC changes or that compose with what precedes them are not inert.
+	for _, s := range []string{"ﬁ", "e\u0301", "\u00A0", "\u212B", "ᄀ", "\u1161", "가\u11A8", "²"} {
+		if isNFKCInert(s) {
+			t.Errorf("%+q counted as inert", s)
+		}
+	}
+}
