@@ -273,3 +273,30 @@ func stripPlace(t *testing.T, s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// sortBandEntries must give exactly the comparison sort's order: spread keys, keys that
+// all share their top bits, and skew (one key copied thousands of times).
+func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{0, 1, 255, 256, 1000, 20000} {
+		for _, shape := range []string{"spread", "low", "skew"} {
+			entries := make([]BandEntry, n)
+			for i := range entries {
+				e := BandEntry{Key: r.Uint64(), Set: r.Uint64N(4), Chk: r.Uint64N(2), ID: fmt.Sprintf("d%d", r.IntN(n+1))}
+				switch shape {
+				case "low":
+					e.Key >>= 40
+				case "skew":
+					if r.IntN(2) == 0 {
+						e.Key = 42
+					}
+				}
+				entries[i] = e
+			}
+			want := slices.Clone(entries)
+			slices.SortFunc(want, compareBandEntries)
+			sortBandEntries(entries)
+			require.Equal(t, want, entries, "n=%d %s", n, shape)
+		}
+	}
+}
