@@ -30,10 +30,10 @@ func init() {
 	register.Function4x0(labelledMember)
 	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(string, string), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
-	register.DoFn5x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(record.Decision), error](&decideFn{})
+	register.DoFn5x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(record.Decisions), error](&decideFn{})
 	register.Emitter2[int, fateBatch]()
 	register.Emitter2[string, Member]()
-	register.Emitter1[record.Decision]()
+	register.Emitter1[record.Decisions]()
 	register.Iter1[Member]()
 	register.Iter1[string]()
 	register.Iter1[locBatch]()
@@ -281,11 +281,12 @@ func (f *checkConvergedFn) ProcessElement(n int64) error {
 	return fmt.Errorf("connected components did not converge in %d rounds: %d nodes unconverged; rerun with a larger --cc-rounds (e.g. %d)", f.Rounds, n, 2*f.Rounds)
 }
 
-// decideFn gives every input document of a partition its Decision; documents in no
-// cluster are kept. Indexed documents get none. Indexes names the --against indexes.
+// decideFn gives every input document of a partition its Decision, emitted in batches
+// (record.Decisions) of at most batchItems; documents in no cluster are kept. Indexed
+// documents get none. Indexes names the --against indexes.
 type decideFn struct{ Indexes []string }
 
-func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decision)) error {
+func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decisions)) error {
 	fates := map[string]Fate{}
 	var part fateBatch
 	for fateIter(&part) {
@@ -294,7 +295,8 @@ func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBa
 		}
 	}
 	var locs locBatch
-	seen := 0
+	var out []record.Decision
+	var seen, decided, removed int64
 	for locIter(&locs) {
 		for _, l := range locs.Items {
 			if idClass(l.ID) == classIndexed {
@@ -305,16 +307,23 @@ func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBa
 				seen++
 			}
 			d := decisionOf(l, ft, ok, f.Indexes)
+			decided++
 			if d.Removed {
-				removedTotal.Inc(ctx, 1)
-			} else {
-				keptTotal.Inc(ctx, 1)
+				removed++
 			}
-			emit(d)
+			if out = append(out, d); len(out) == batchItems {
+				emit(record.Decisions{Items: out})
+				out = nil
+			}
 		}
 	}
-	if seen != len(fates) {
-		return fmt.Errorf("%d clustered documents have no input location (internal error)", len(fates)-seen)
+	if len(out) > 0 {
+		emit(record.Decisions{Items: out})
 	}
+	if seen != int64(len(fates)) {
+		return fmt.Errorf("%d clustered documents have no input location (internal error)", int64(len(fates))-seen)
+	}
+	removedTotal.Inc(ctx, removed)
+	keptTotal.Inc(ctx, decided-removed)
 	return nil
 }

@@ -111,7 +111,7 @@ func newIndexWrite(dir string, prev *index.Manifest) *indexWrite {
 	return w
 }
 
-// updateIndex adds the kept input documents of decisions (PCollection<record.Decision>)
+// updateIndex adds the kept input documents of decisions (PCollection<record.Decisions>)
 // to the --against index.
 func updateIndex(s beam.Scope, decisions beam.PCollection, cfg *Config, tempDir string) {
 	s = s.Scope("UpdateIndex")
@@ -121,9 +121,11 @@ func updateIndex(s beam.Scope, decisions beam.PCollection, cfg *Config, tempDir 
 	writeShards(s, rows, cfg.indexWrite, tempDir)
 }
 
-func keptLine(d record.Decision, emit func(string, int64)) {
-	if !d.Removed {
-		emit(d.File, d.Line)
+func keptLine(b record.Decisions, emit func(string, int64)) {
+	for _, d := range b.Items {
+		if !d.Removed {
+			emit(d.File, d.Line)
+		}
 	}
 }
 

@@ -23,6 +23,10 @@ type Rejected struct {
 	Reason string // e.g. `invalid JSON: unexpected end of input`, `field "text": missing`
 }
 
+// Decisions is a batch of Decisions: the pipeline moves them in batches, since a runner's
+// cost is per element, whatever its size.
+type Decisions struct{ Items []Decision }
+
 // Decision is the fate of one Doc: kept, or removed as a duplicate of Cluster.
 type Decision struct {
 	File        string
