@@ -246,6 +246,30 @@ func isNormalized(s string, o Options) bool {
 	return !prevSpace || len(s) == 0
 }
 
+// plainWord lower-cases eight ASCII bytes at once when rebuild would copy them as they
+// are but for case: no control or non-ASCII byte, no punctuation when strip, no two
+// spaces in a row, and no space first where a separator may not be written (at the
+// start, or after one). Most of an ASCII text goes through here instead of a byte at a
+// time.
+func plainWord(x uint64, pending, wrote, strip bool) (uint64, bool) {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	// in marks the bytes of x in [lo, hi]; exact for ASCII bytes (no carries).
+	in := func(lo, hi uint64) uint64 { return (x + ones*(0x80-lo)) &^ (x + ones*(0x80-hi-1)) & highs }
+	if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 {
+		return 0, false // non-ASCII, or a control byte such as a tab or newline
+	}
+	v := x ^ (ones * ' ')
+	spaces := ^((v&lows + lows) | v | lows) // exactly the high bit of each space byte
+	if spaces&(spaces<<8) != 0 || (spaces&0x80 != 0 && (pending || !wrote)) {
+		return 0, false
+	}
+	upper := in('A', 'Z')
+	if strip && spaces|upper|in('a', 'z')|in('0', '9') != highs {
+		return 0, false // punctuation or a symbol, which strip turns into a separator
+	}
+	return x | upper>>2, true // 'A'..'Z' lack the 0x20 bit that makes 'a'..'z'
+}
+
 // rebuild appends the lower-cased, separator-folded form of s to b. recompose reports
 // that a rune changed case right before a rune that may compose with it, after
 // which the text may no longer be NFKC.
@@ -255,6 +279,21 @@ func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
 	b = slices.Grow(b, len(s))
 	pending := false // a separator was seen after the last written rune
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			if w, ok := plainWord(x, pending, len(b) > 0, o.StripPunct); ok {
+				if pending && len(b) > 0 {
+					b = append(b, ' ')
+				}
+				b = binary.LittleEndian.AppendUint64(b, w)
+				i += 8
+				pending = false
+				if b[len(b)-1] == ' ' { // a separator, written only if a word follows
+					b, pending = b[:len(b)-1], true
+				}
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			i++

@@ -223,6 +223,13 @@ func BenchmarkText200Words(b *testing.B) {
 			_ = Text(s, Options{StripPunct: true})
 		}
 	})
+	b.Run("ascii-dirty-default", func(b *testing.B) {
+		s := doc200(true)
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			_ = Text(s, Options{})
+		}
+	})
 	b.Run("ascii-clean", func(b *testing.B) {
 		s := Text(doc200(false), Options{})
 		b.SetBytes(int64(len(s)))
@@ -320,6 +327,34 @@ func TestNFKCInertPairsAreNFKC(t *testing.T) {
 	for _, s := range []string{"ﬁ", "e\u0301", "\u00A0", "\u212B", "ᄀ", "\u1161", "가\u11A8", "²"} {
 		if isNFKCInert(s) {
 			t.Errorf("%+q counted as inert", s)
+		}
+	}
+}
+
+// TestASCIIWordsMatchReference drives rebuild's eight-bytes-at-a-time path: ASCII text
+// of letters of both cases, digits, punctuation, single and double spaces, tabs and
+// newlines, at every alignment, must normalize exactly as the reference does.
+func TestASCIIWordsMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	const alphabet = "abcxyzABCXYZ019 ,.!@[`{~\x7f\t\n"
+	var buf []byte
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = ' '
+			} else {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		for _, o := range []Options{{}, {StripPunct: true}} {
+			want := reference(string(b), o)
+			if got := Text(string(b), o); got != want {
+				t.Fatalf("Text(%q, %+v) = %q, want %q", b, o, got, want)
+			}
+			if got := TextReusing(string(b), o, &buf); got != want {
+				t.Fatalf("TextReusing(%q, %+v) = %q, want %q", b, o, got, want)
+			}
 		}
 	}
 }
