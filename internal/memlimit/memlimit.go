@@ -9,7 +9,6 @@ package memlimit
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -71,26 +70,10 @@ func memTotal(path string) int64 {
 	return 0
 }
 
-// GCPercent is the collector's target (GOGC) under a limit: the heap may grow to three
-// times the live data between collections instead of two. At 100k documents that took
-// 0.90× the CPU for 1.23× the peak RSS (BENCHMARKS.md); the limit makes the collector
-// run early when memory runs short, so the larger target spends headroom, never more
-// than the budget.
-const GCPercent = 200
-
 // Apply sets the soft memory limit to budget bytes, or to DefaultShare of Machine()
-// when budget is 0, and the collector's target to GCPercent when a limit is set and
-// GOGC is not. A GOMEMLIMIT set in the environment wins over the default (not over
+// when budget is 0. A GOMEMLIMIT set in the environment wins over the default (not over
 // an explicit budget). It returns the limit in force, 0 if none was set.
 func Apply(budget int64) int64 {
-	limit := apply(budget)
-	if limit > 0 && limit < math.MaxInt64 && os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(GCPercent)
-	}
-	return limit
-}
-
-func apply(budget int64) int64 {
 	if budget <= 0 {
 		if os.Getenv("GOMEMLIMIT") != "" {
 			return debug.SetMemoryLimit(-1)
