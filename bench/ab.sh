@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Before and after one change: runs two neardup binaries (BEFORE, AFTER) interleaved,
+# RUNS rounds, on the generated corpus of N documents (one JSONL file), and prints the
+# medians of wall and CPU seconds, the largest peak RSS, and whether the outputs (kept,
+# removed, clusters, similarities) are byte-identical. Extra arguments go to both runs.
+# Usage (repo root): BEFORE=/tmp/nd-before AFTER=/tmp/nd N=100000 RUNS=5 bench/ab.sh
+#                    BEFORE=... N=1000000 RUNS=1 bench/ab.sh --partitions 1024
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+BEFORE=${BEFORE:?path of the neardup binary before the change}
+AFTER=${AFTER:-$ND}
+RUNS=${RUNS:-5}
+N=${N:-100000}
+c=$(corpus "$N")
+rm -f "$OUT/ab-before" "$OUT/ab-after"
+for i in $(seq "$RUNS"); do
+	for side in before after; do
+		bin=$BEFORE
+		[ "$side" = after ] && bin=$AFTER
+		/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "$bin" dedup --quiet --input "$c" --output "$OUT/ab-out-$side" --overwrite "$@" >/dev/null 2>&1
+		awk '{printf "%s %.2f %s\n", $1, $2+$3, $4}' "$OUT/.time" >>"$OUT/ab-$side"
+	done
+done
+env_header
+echo "- command: \`BEFORE=$BEFORE AFTER=$AFTER N=$N RUNS=$RUNS bench/ab.sh $*\`"
+echo
+echo "| side | wall s, median (runs) | CPU s, median | peak RSS MiB (max) |"
+echo "|---|---|---:|---:|"
+declare -A W C
+for side in before after; do
+	W[$side]=$(median $(cut -d' ' -f1 "$OUT/ab-$side")) C[$side]=$(median $(cut -d' ' -f2 "$OUT/ab-$side"))
+	echo "| $side | ${W[$side]} ($(cut -d' ' -f1 "$OUT/ab-$side" | xargs)) | ${C[$side]} | $(( $(maxof $(cut -d' ' -f3 "$OUT/ab-$side")) / 1024 )) |"
+done
+awk -v wb="${W[before]}" -v wa="${W[after]}" -v cb="${C[before]}" -v ca="${C[after]}" \
+	'BEGIN{printf "\n- after / before: wall %.2f×, CPU %.2f×\n", wa/wb, ca/cb}'
+for f in kept.jsonl removed.jsonl clusters.jsonl similarities.json; do
+	if cmp -s "$OUT/ab-out-before/$f" "$OUT/ab-out-after/$f"; then echo "- $f: byte-identical"; else echo "- $f: DIFFERS"; fi
+done
