@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"context"
 	"math/bits"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/transforms/candidates"
 )
 
@@ -51,8 +49,7 @@ type bucketFn struct {
 	Partitions int
 	MaxAll     int
 
-	pool *ordered.Pool[bandBatch, bucketed]
-	err  error // the first failure, returned by the next ProcessElement or FinishBundle
+	pool *partitionPool[bandBatch, bucketed]
 }
 
 // bucketed is what one band partition yields: candidate edges and large-bucket members
@@ -66,34 +63,23 @@ type bucketed struct {
 }
 
 func (f *bucketFn) Setup() {
-	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(bandBatch) bucketed {
-		return func(b bandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) }
-	})
+	f.pool = newPartitionPool(func(b bandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) })
 }
 
-func (f *bucketFn) Teardown() {
-	if f.pool != nil {
-		f.pool.Close()
-	}
-}
+func (f *bucketFn) Teardown() { f.pool.close() }
 
 func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool,
 	emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
-	f.pool.Add(batch, func(b bucketed) { f.deliver(ctx, b, emit, emitMember) })
-	return f.err
+	return f.pool.add(batch, func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 }
 
 func (f *bucketFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
-	f.pool.Flush(func(b bucketed) { f.deliver(ctx, b, emit, emitMember) })
-	err := f.err
-	f.err = nil
-	return err
+	return f.pool.flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 }
 
-func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, edgeBatch), emitMember func(int, halfBatch)) {
+func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
 	if b.err != nil {
-		f.err = cmp.Or(f.err, b.err)
-		return
+		return b.err
 	}
 	for _, p := range sortedKeys(b.edges) {
 		emit(p, edgeBatch{b.edges[p]})
@@ -106,6 +92,7 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, edgeB
 	largeBuckets.Inc(ctx, b.large)
 	lshNanos.Inc(ctx, b.nanos)
 	progress.stage.Store("lsh")
+	return nil
 }
 
 // bucketPartition buckets one band partition's entries: all pairs of each bucket of up

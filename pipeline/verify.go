@@ -234,39 +234,29 @@ type checkPairsFn struct {
 	BudgetFloor int // candidates.Budget's floor, in sets
 
 	signer *minhash.Signer
-	pool   *ordered.Pool[halfBatch, decided]
-	err    error // the first failure, returned by the next ProcessElement or FinishBundle
+	pool   *partitionPool[halfBatch, decided]
 }
 
 func (f *checkPairsFn) Setup() error {
 	s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 	f.signer = s
-	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(halfBatch) decided { return f.checkPartition })
+	f.pool = newPartitionPool(f.checkPartition)
 	return err
 }
 
-func (f *checkPairsFn) Teardown() {
-	if f.pool != nil {
-		f.pool.Close()
-	}
-}
+func (f *checkPairsFn) Teardown() { f.pool.close() }
 
 func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
-	f.pool.Add(batch, func(r decided) { f.deliver(ctx, r, emit, emitNear) })
-	return f.err
+	return f.pool.add(batch, func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
 }
 
 func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
-	f.pool.Flush(func(r decided) { f.deliver(ctx, r, emit, emitNear) })
-	err := f.err
-	f.err = nil
-	return err
+	return f.pool.flush(func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
 }
 
-func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, edgeBatch), emitNear func(nearBatch)) {
+func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
 	if r.err != nil {
-		f.err = cmp.Or(f.err, r.err)
-		return
+		return r.err
 	}
 	if len(r.out) > 0 {
 		emit(0, edgeBatch{r.out})
@@ -281,6 +271,7 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, ed
 	unresolvedPairs.Inc(ctx, c.unresolved)
 	verifyNanos.Inc(ctx, c.nanos)
 	progress.stage.Store("verify")
+	return nil
 }
 
 // checkPartition decides the candidate pairs and resolves the large buckets of one
