@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/bits"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -112,13 +113,17 @@ func bucketPartition(batch bandBatch, maxAll, partitions int) bucketed {
 		for j < len(entries) && entries[j].Key == entries[i].Key {
 			j++
 		}
+		if j-i == 1 {
+			i = j // a bucket of one set: no candidate
+			continue
+		}
 		members = members[:0]
 		for _, e := range entries[i:j] {
-			members = append(members, e.ID)
+			// A copy: the decoded id shares its batch's memory (decodeBands), which the
+			// edges would otherwise keep alive downstream, batch and all.
+			members = append(members, strings.Clone(e.ID))
 		}
-		if len(members) > 1 {
-			r.shared++
-		}
+		r.shared++
 		n, all := candidates.Pairs(members, maxAll, func(u, v string) {
 			p := partOfString(u, partitions)
 			r.edges[p] = append(r.edges[p], Edge{U: u, V: v})
