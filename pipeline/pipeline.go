@@ -42,7 +42,7 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	if cfg.UpdateIndex {
 		updateIndex(s, decisions, cfg, tempDir)
 	}
-	sink.WriteBatches(s, decisions, rejected, cfg.writeConfig(tempDir))
+	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
 	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
 }
 

@@ -22,8 +22,6 @@ var (
 
 func init() {
 	register.DoFn2x0[record.Decisions, func(string, entryBatch)](&decisionsByFileFn{})
-	register.Function2x0(oneDecision)
-	register.Emitter1[record.Decisions]()
 	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedByFileFn{})
 	register.Emitter2[string, entryBatch]()
 	register.DoFn3x2[context.Context, string, func(*entryBatch) bool, part, error](&writePartFn{})
@@ -33,8 +31,8 @@ func init() {
 }
 
 // Write writes kept, removed and rejected outputs under cfg.TempDir from the pipeline's
-// decisions, PCollection<record.Decision> (one per Doc), and the reader's rejected
-// records, PCollection<record.Rejected>. WriteBatches is Write for decisions in batches.
+// decisions, PCollection<record.Decisions> (batches, one Decision per Doc), and the
+// reader's rejected records, PCollection<record.Rejected>.
 //
 // Outcomes are grouped by input file; each file is re-read once, streaming, and its lines
 // are routed to per-file part files (files are written in parallel across workers, and only
@@ -42,15 +40,6 @@ func init() {
 // every part exists, concatenates the parts in sorted file order, so each output is ordered
 // by (file, line) and identical from run to run whatever the runner or bundling.
 func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) {
-	WriteBatches(s, beam.ParDo(s.Scope("sink.Batch"), oneDecision, decisions), rejected, cfg)
-}
-
-func oneDecision(d record.Decision, emit func(record.Decisions)) {
-	emit(record.Decisions{Items: []record.Decision{d}})
-}
-
-// WriteBatches is Write for decisions in batches, PCollection<record.Decisions>.
-func WriteBatches(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) {
 	s = s.Scope("sink.Write")
 	if cfg.TempDir == "" {
 		panic("sink.Write: WriteConfig.TempDir is empty")

@@ -24,21 +24,22 @@ func TestMain(m *testing.M) {
 }
 
 func init() {
-	register.DoFn1x1[record.Doc, record.Decision](&decideFn{})
+	register.DoFn1x1[record.Doc, record.Decisions](&decideFn{})
 }
 
 // decideFn stands in for the dedup pipeline: the ids in Removed are removed into the
-// given cluster with similarity 0.75, every other Doc is kept.
+// given cluster with similarity 0.75, every other Doc is kept; each Decision is a batch
+// of its own.
 type decideFn struct {
 	Removed map[string]string // id → cluster
 }
 
-func (f *decideFn) ProcessElement(d record.Doc) record.Decision {
-	c, ok := f.Removed[d.ID]
-	if !ok {
-		return record.Decision{File: d.File, Line: d.Line, ID: d.ID, Cluster: d.ID}
+func (f *decideFn) ProcessElement(d record.Doc) record.Decisions {
+	dec := record.Decision{File: d.File, Line: d.Line, ID: d.ID, Cluster: d.ID}
+	if c, ok := f.Removed[d.ID]; ok {
+		dec.Removed, dec.Cluster, dec.Similarity = true, c, 0.75
 	}
-	return record.Decision{File: d.File, Line: d.Line, ID: d.ID, Removed: true, Cluster: c, Similarity: 0.75}
+	return record.Decisions{Items: []record.Decision{dec}}
 }
 
 func gzipped(t *testing.T, s string) string {
@@ -212,7 +213,7 @@ func TestWritePipelineFailsOnLostDecision(t *testing.T) {
 	out := t.TempDir()
 	p, s := beam.NewPipelineWithRoot()
 	// Hand-made decisions that forget line 2.
-	decisions := beam.CreateList(s, []record.Decision{{File: f, Line: 1, ID: "A", Cluster: "A"}})
+	decisions := beam.CreateList(s, []record.Decisions{{Items: []record.Decision{{File: f, Line: 1, ID: "A", Cluster: "A"}}}})
 	rejected := beam.CreateList(s, []record.Rejected{})
 	Write(s, decisions, rejected, WriteConfig{TempDir: NewTempDir(out), Format: "jsonl"})
 	err := ptest.Run(p)
@@ -224,7 +225,7 @@ func TestWritePipelineFailsOnLostDecision(t *testing.T) {
 
 func TestWriteRejectsUnresolvedFormat(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
-	d := beam.CreateList(s, []record.Decision{})
+	d := beam.CreateList(s, []record.Decisions{})
 	r := beam.CreateList(s, []record.Rejected{})
 	assert.Panics(t, func() { Write(s, d, r, WriteConfig{TempDir: "x", Format: "auto"}) })
 	assert.Panics(t, func() { Write(s, d, r, WriteConfig{Format: "jsonl"}) })
