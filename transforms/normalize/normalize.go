@@ -92,12 +92,15 @@ func class(r rune) (uint8, bool) {
 	switch {
 	case r < tableSize:
 		return classTable[r], true
-	case 0x4E00 <= r && r <= 0x9FFF, 0xAC00 <= r && r <= 0xD7A3:
-		// CJK Unified Ideographs and Hangul Syllables: letters without case.
+	case isCJKOrHangul(r):
 		return clsKeep, true
 	}
 	return 0, false
 }
+
+// isCJKOrHangul reports whether r is a CJK Unified Ideograph or a Hangul Syllable:
+// letters without case, untouched by NFKC wherever they stand.
+func isCJKOrHangul(r rune) bool { return 0x4E00 <= r && r <= 0x9FFF || 0xAC00 <= r && r <= 0xD7A3 }
 
 // Text returns the normalized form of s (see the package documentation).
 // When s is already normalized it is returned as is, without allocating.
@@ -175,8 +178,8 @@ func isASCII(s string) bool {
 }
 
 // isNFKCInert reports whether every rune of the valid UTF-8 text s is in nfkcInert, so
-// that s is already in NFKC. CJK ideographs and Hangul syllables (see class) count as
-// inert too; any other rune sends s through the norm package.
+// that s is already in NFKC. CJK ideographs and Hangul syllables (isCJKOrHangul) count
+// as inert too; any other rune sends s through the norm package.
 func isNFKCInert(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -191,8 +194,7 @@ func isNFKCInert(s string) bool {
 			if !nfkcInert[r] {
 				return false
 			}
-		case 0x4E00 <= r && r <= 0x9FFF, 0xAC00 <= r && r <= 0xD7A3:
-		default:
+		case !isCJKOrHangul(r):
 			return false
 		}
 	}
