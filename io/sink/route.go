@@ -297,8 +297,8 @@ func rejectedWhole(p *plan) (bool, error) {
 }
 
 // concat joins the parts, in input-file order, into the final outputs under tempDir,
-// deleting each part once copied (moving it when it is the only one). Every output is created even when empty, so Commit always has all of
-// them to move.
+// deleting each part once copied (moving it when it is the only one). Every output is
+// created even when empty, so Commit always has all of them to move.
 func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
