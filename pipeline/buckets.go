@@ -15,8 +15,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, bandBatch, func(*int) bool, func(int, edgeBatch), func(int, halfBatch), error](&bucketFn{})
-	register.Iter1[int]()
+	register.DoFn5x1[context.Context, int, bandBatch, func(int, edgeBatch), func(int, halfBatch), error](&bucketFn{})
 }
 
 var (
@@ -31,17 +30,19 @@ var (
 // partition (all pairs of a bucket of up to cfg.BucketAllPairs distinct sets), and the
 // members of the larger buckets as requests for their shingle sets,
 // PCollection<KV<int, halfBatch>> by id partition (bucketMember), which Verify resolves
-// bucket by bucket (candidates.Resolve). idCheck is only waited for (see checkUniqueIDs).
+// bucket by bucket (candidates.Resolve). idCheck, an empty PCollection<KV<int, bandBatch>>
+// (see checkUniqueIDs), is grouped with the bands only to be waited for: a side input
+// would wait as well, but Prism's scheduler spins while a stage that reads one runs (see
+// internal/once).
 func LSHBuckets(s beam.Scope, bands, idCheck beam.PCollection, cfg *Config) (edges, members beam.PCollection) {
 	s = s.Scope("LSHBuckets")
 	return beam.ParDo2(s, &bucketFn{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs},
-		gather(s, appendBandEntries, bands), beam.SideInput{Input: idCheck})
+		gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
 }
 
 // bucketFn turns each LSH bucket of a band partition into candidate edges. Of several
 // members with one shingle set only the smallest id takes part: collapse already joined
-// the others to it. The id check is a side input it never reads (see checkUniqueIDs):
-// no candidate exists before ids are known to be unique.
+// the others to it.
 //
 // Prism runs a stage's partitions as one bundle, on one goroutine, so the partitions are
 // bucketed on a pool of one goroutine per core and emitted in input order (as
@@ -69,12 +70,12 @@ func (f *bucketFn) Setup() {
 
 func (f *bucketFn) Teardown() { f.pool.close() }
 
-func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch, _ func(*int) bool,
+func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch bandBatch,
 	emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
 	return f.pool.add(batch, func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 }
 
-func (f *bucketFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
+func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, edgeBatch), emitMember func(int, halfBatch)) error {
 	return f.pool.flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 }
 

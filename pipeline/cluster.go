@@ -23,12 +23,12 @@ const (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, edgeBatch, func(int, fateBatch), func(string, string), error](&clusterLocalFn{})
+	register.DoFn5x1[context.Context, int, edgeBatch, func(int, fateBatch), func(sortedLine), error](&clusterLocalFn{})
 	register.Function3x0(edgeEndpoints)
 	register.Function3x0(edgeMembers)
 	register.Function2x1(mergeMember)
 	register.Function4x0(labelledMember)
-	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(string, string), error](&clusterDistributedFn{})
+	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(sortedLine), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
 	register.DoFn5x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(record.Decisions), error](&decideFn{})
 	register.Emitter2[int, fateBatch]()
@@ -71,7 +71,7 @@ func sizeBucketName(i int) string {
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
-// gathered by id partition, and one clusters.jsonl line per cluster keyed by cluster id.
+// gathered by id partition, and one clusters.jsonl line per cluster with its cluster id as sort key.
 func Cluster(s beam.Scope, edges beam.PCollection, cfg *Config) (fates, lines beam.PCollection) {
 	s = s.Scope("Cluster")
 	if cfg.CC == CCDistributed {
@@ -89,7 +89,7 @@ type clusterLocalFn struct {
 	Keep       string
 }
 
-func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBatch, emitFates func(int, fateBatch), emitLine func(string, string)) error {
+func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBatch, emitFates func(int, fateBatch), emitLine func(sortedLine)) error {
 	edges := batch.Items
 	index := map[string]int{}
 	var members []Member
@@ -137,7 +137,7 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBa
 			byPart[p] = append(byPart[p], ft)
 		}
 		if line != "" {
-			emitLine(label, line)
+			emitLine(sortedLine{label, line})
 		}
 	}
 	for _, p := range sortedKeys(byPart) {
@@ -251,7 +251,7 @@ type clusterDistributedFn struct {
 	Keep       string
 }
 
-func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, fateBatch), emitLine func(string, string)) error {
+func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, fateBatch), emitLine func(sortedLine)) error {
 	var members []Member
 	var m Member
 	for iter(&m) {
@@ -265,7 +265,7 @@ func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, ite
 		emitFates(partOfString(ft.ID, f.Partitions), fateBatch{[]Fate{ft}})
 	}
 	if line != "" {
-		emitLine(label, line)
+		emitLine(sortedLine{label, line})
 	}
 	return nil
 }

@@ -30,7 +30,6 @@ func init() {
 	register.Emitter2[int, setBatch]()
 	register.Emitter2[int, bandBatch]()
 	register.Emitter2[int, edgeBatch]()
-	register.Emitter1[int]()
 }
 
 var (
@@ -63,9 +62,9 @@ func (f *locateFn) FinishBundle(emit func(int, locBatch)) {
 
 // checkUniqueIDs sorts a partition's locations by id and fails the run when two records
 // share an id: every later stage joins by id, so a duplicate would silently merge two
-// documents. The empty second output exists only to be a side input of the bucketing
-// stage, which makes the runner finish this check before any candidate pair exists.
-func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(int)) error {
+// documents. The second output stays empty: LSHBuckets flattens it into the band entries
+// it groups, so that no bucket, and no candidate pair, exists before this check is done.
+func checkUniqueIDs(part int, batch locBatch, emit func(int, locBatch), _ func(int, bandBatch)) error {
 	locs := batch.Items
 	slices.SortFunc(locs, func(a, b IDLoc) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 1; i < len(locs); i++ {

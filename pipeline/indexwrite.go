@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/once"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -88,11 +89,11 @@ func init() {
 	register.DoFn2x1[record.Doc, func(int, rowBatch), error](&docRowFn{})
 	register.DoFn4x1[context.Context, string, func(*int64) bool, func(int, rowBatch), error](&keptRowsFn{})
 	register.DoFn3x2[context.Context, int, rowBatch, index.FileEntry, error](&writeShardFn{})
-	register.DoFn3x1[context.Context, []byte, func(*index.FileEntry) bool, error](&writeEntriesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*index.FileEntry) bool, func(int), error](&writeEntriesFn{})
 	register.Emitter2[int, rowBatch]()
 	register.Emitter2[string, int64]()
 	register.Iter1[int64]()
-	register.Iter1[index.FileEntry]()
+	once.Register[index.FileEntry]()
 }
 
 // indexWrite is where a run writes index shards: the index, the generation directory
@@ -133,7 +134,7 @@ func keptLine(b record.Decisions, emit func(string, int64)) {
 // and lists the written files in tempDir/indexEntriesFile.
 func writeShards(s beam.Scope, rows beam.PCollection, w *indexWrite, tempDir string) {
 	entries := beam.ParDo(s, &writeShardFn{Write: *w}, gather(s, appendRows, rows))
-	beam.ParDo0(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, beam.Impulse(s), beam.SideInput{Input: entries})
+	once.End(s, beam.ParDo(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries)))
 }
 
 // docRowFn makes an index row of every input document.
@@ -225,7 +226,7 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch
 // writeEntriesFn writes the list of written shard files, once, for the driver.
 type writeEntriesFn struct{ Path string }
 
-func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ []byte, iter func(*index.FileEntry) bool) error {
+func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, iter func(*index.FileEntry) bool, done func(int)) error {
 	var all []index.FileEntry
 	var e index.FileEntry
 	for iter(&e) {
@@ -236,7 +237,11 @@ func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ []byte, iter func
 	if err != nil {
 		return err
 	}
-	return writeFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) })
+	if err := writeFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
+		return err
+	}
+	done(len(all))
+	return nil
 }
 
 // readEntries reads what writeEntriesFn wrote.

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/once"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/report"
 )
@@ -29,9 +30,9 @@ const (
 
 func init() {
 	beam.RegisterType(reflect.TypeOf(nearBatch{}))
-	register.DoFn3x1[context.Context, []byte, func(*nearBatch) bool, error](&writeSimilaritiesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*nearBatch) bool, func(int), error](&writeSimilaritiesFn{})
 	register.Emitter1[nearBatch]()
-	register.Iter1[nearBatch]()
+	once.Register[nearBatch]()
 }
 
 // nearBatch is one verification bundle's share of SimilaritiesFile; merged, the shares
@@ -91,14 +92,14 @@ func writeSimilarities(s beam.Scope, batches beam.PCollection, dir string, cfg *
 	if cfg.Verify != VerifyExact {
 		basis = "estimate"
 	}
-	beam.ParDo0(s, &writeSimilaritiesFn{Dir: dir, Basis: basis}, beam.Impulse(s), beam.SideInput{Input: batches})
+	once.End(s, beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis}, once.Group[nearBatch](s, batches)))
 }
 
 type writeSimilaritiesFn struct {
 	Dir, Basis string
 }
 
-func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ []byte, batches func(*nearBatch) bool) error {
+func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, batches func(*nearBatch) bool, done func(int)) error {
 	all := newNearBatch()
 	var b nearBatch
 	for batches(&b) {
@@ -107,7 +108,11 @@ func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ []byte, batc
 	}
 	out := report.Similarities{Basis: f.Basis, BinWidth: 1.0 / SimilarityBins, Verified: all.Verified, FalseCandidates: all.False,
 		LowestVerified: nearPairs(all.Lowest), HighestRejected: nearPairs(all.Highest)}
-	return writeJSON(ctx, files.Join(f.Dir, SimilaritiesFile), out)
+	if err := writeJSON(ctx, files.Join(f.Dir, SimilaritiesFile), out); err != nil {
+		return err
+	}
+	done(1)
+	return nil
 }
 
 func nearPairs(es []Edge) []report.NearPair {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/once"
 	"github.com/neardup/neardup/io/files"
 )
 
@@ -19,14 +20,19 @@ const (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, []byte, func(*string, *string) bool, error](&writeSortedFn{})
-	register.Iter2[string, string]()
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*sortedLine) bool, func(int), error](&writeSortedFn{})
+	register.Emitter1[sortedLine]()
+	register.Emitter1[int]()
+	once.Register[sortedLine]()
 }
 
-// writeSorted writes the lines of a KV<sort key, line> collection to one file in key
-// order. It runs once even when there are no lines, so the file always exists.
+// sortedLine is a line of a file written by writeSorted, and the key that orders it.
+type sortedLine struct{ Key, Line string }
+
+// writeSorted writes the lines of a PCollection<sortedLine> to one file in key order. It
+// runs once even when there are no lines, so the file always exists.
 func writeSorted(s beam.Scope, lines beam.PCollection, dir, name string) {
-	beam.ParDo0(s, &writeSortedFn{Dir: dir, Name: name}, beam.Impulse(s), beam.SideInput{Input: lines})
+	once.End(s, beam.ParDo(s, &writeSortedFn{Dir: dir, Name: name}, once.Group[sortedLine](s, lines)))
 }
 
 type writeSortedFn struct {
@@ -34,21 +40,23 @@ type writeSortedFn struct {
 	Name string
 }
 
-type keyedLine struct{ key, line string }
-
-func (f *writeSortedFn) ProcessElement(ctx context.Context, _ []byte, lines func(*string, *string) bool) error {
-	var all []keyedLine
-	var k, l string
-	for lines(&k, &l) {
-		all = append(all, keyedLine{k, l})
+func (f *writeSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, lines func(*sortedLine) bool, done func(int)) error {
+	var all []sortedLine
+	var l sortedLine
+	for lines(&l) {
+		all = append(all, l)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
-	return writeFile(ctx, files.Join(f.Dir, f.Name), func(w *bufio.Writer) {
-		for _, kl := range all {
-			w.WriteString(kl.line)
+	sort.Slice(all, func(i, j int) bool { return all[i].Key < all[j].Key })
+	if err := writeFile(ctx, files.Join(f.Dir, f.Name), func(w *bufio.Writer) {
+		for _, l := range all {
+			w.WriteString(l.Line)
 			w.WriteByte('\n')
 		}
-	})
+	}); err != nil {
+		return err
+	}
+	done(len(all))
+	return nil
 }
 
 // writeFile creates path (local or gs://) and fills it through a buffered writer, whose

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/internal/once"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
 )
@@ -25,9 +26,10 @@ func init() {
 	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedByFileFn{})
 	register.Emitter2[string, entryBatch]()
 	register.DoFn3x2[context.Context, string, func(*entryBatch) bool, part, error](&writePartFn{})
-	register.DoFn3x1[context.Context, []byte, func(*part) bool, error](&concatFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*part) bool, func(int), error](&concatFn{})
+	register.Emitter1[int]()
 	register.Iter1[entryBatch]()
-	register.Iter1[part]()
+	once.Register[part]()
 }
 
 // Write writes kept, removed and rejected outputs under cfg.TempDir from the pipeline's
@@ -54,9 +56,10 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	r := beam.ParDo(s, &rejectedByFileFn{}, rejected)
 	byFile := beam.GroupByKey(s, beam.Flatten(s, d, r))
 	parts := beam.ParDo(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
-	// Impulse + side input rather than a GroupByKey of the parts: it runs exactly once even
-	// when there are no parts at all (empty input), so the outputs always exist.
-	beam.ParDo0(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, beam.Impulse(s), beam.SideInput{Input: parts})
+	// once.Group rather than a GroupByKey of the parts: it runs exactly once even when there
+	// are no parts at all (empty input), so the outputs always exist.
+	done := beam.ParDo(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, once.Group[part](s, parts))
+	once.End(s, done)
 }
 
 // entryBatch is some of one input file's outcomes. The grouping by file moves one
@@ -148,11 +151,15 @@ type concatFn struct {
 	Annotate        bool
 }
 
-func (f *concatFn) ProcessElement(ctx context.Context, _ []byte, parts func(*part) bool) error {
+func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, parts func(*part) bool, done func(int)) error {
 	var all []part
 	var p part
 	for parts(&p) {
 		all = append(all, p)
 	}
-	return concat(ctx, f.TempDir, f.Format, f.Annotate, all)
+	if err := concat(ctx, f.TempDir, f.Format, f.Annotate, all); err != nil {
+		return err
+	}
+	done(len(all))
+	return nil
 }

@@ -1,0 +1,54 @@
+// Package once gives a pipeline's final steps the two shapes they need, one step over
+// the whole of a PCollection (even an empty one) and an end for steps that write files
+// and emit nothing, in forms Prism runs without busy-waiting.
+//
+// The obvious forms cost a core each on Prism (v2.77, measured; see BENCHMARKS.md):
+//   - Impulse plus a side input: while a stage that reads a side input runs a bundle,
+//     the runner's scheduling loop (engine.ElementManager.Bundles) finds it ready, starts
+//     no bundle and looks again, without waiting, for as long as the stage runs.
+//   - A stage with no output that leaves it: its bundle's data channel counts as done
+//     from the start, so stage.Execute selects on a closed channel until the bundle ends.
+//
+// Group replaces the first with a CoGroupByKey of an impulse and the collection under
+// one key, so the group exists even when the collection is empty; End replaces the
+// second by sending a step's one-element "done" output into a GroupByKey.
+package once
+
+import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	Register[[]byte]()
+	Register[int]()
+}
+
+// Register registers what Group needs for elements of type T. Call it from the init
+// of the package that groups a PCollection<T>, beside the consumer's registration.
+func Register[T any]() {
+	register.DoFn1x2[T, int, T](&keyFn[T]{})
+	register.Iter1[T]()
+}
+
+// keyFn puts every element under the one key 0.
+type keyFn[T any] struct{}
+
+func (*keyFn[T]) ProcessElement(x T) (int, T) { return 0, x }
+
+// Group returns exactly one element from col, a PCollection<T>: the
+// PCollection<CoGBK<int, []byte, T>> of key 0, one impulse value, and every element of
+// col. Its consumer takes (int, func(*[]byte) bool, func(*T) bool) and may ignore the
+// impulse values. T must be registered with Register.
+func Group[T any](s beam.Scope, col beam.PCollection) beam.PCollection {
+	s = s.Scope("once.Group")
+	return beam.CoGroupByKey(s, beam.ParDo(s, &keyFn[[]byte]{}, beam.Impulse(s)), beam.ParDo(s, &keyFn[T]{}, col))
+}
+
+// End sends done, the PCollection<int> a final step emits when it has finished, into a
+// GroupByKey that nothing reads, so that the final step's stage has an output. A step
+// that read the group would itself be a stage without output.
+func End(s beam.Scope, done beam.PCollection) {
+	s = s.Scope("once.End")
+	beam.GroupByKey(s, beam.ParDo(s, &keyFn[int]{}, done))
+}

@@ -1,0 +1,65 @@
+package once
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+)
+
+func init() {
+	Register[string]()
+	register.Function4x0(describe)
+	register.Emitter1[string]()
+	register.Function1x1(one)
+}
+
+func one(string) int { return 1 }
+
+func TestMain(m *testing.M) { os.Exit(ptest.MainRetWithDefault(m, "prism")) }
+
+// describe turns the one group into "impulses=I items=[sorted items]".
+func describe(_ int, impulses func(*[]byte) bool, items func(*string) bool, emit func(string)) {
+	n := 0
+	var b []byte
+	for impulses(&b) {
+		n++
+	}
+	var all []string
+	var x string
+	for items(&x) {
+		all = append(all, x)
+	}
+	slices.Sort(all)
+	emit(fmt.Sprintf("impulses=%d items=%v", n, all))
+}
+
+func TestGroupIsOneElement(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		items []string
+		want  string
+	}{
+		{"empty", nil, "impulses=1 items=[]"},
+		{"one", []string{"a"}, "impulses=1 items=[a]"},
+		{"several", []string{"c", "a", "b", "a"}, "impulses=1 items=[a a b c]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			col := beam.CreateList(s, tc.items)
+			if len(tc.items) == 0 {
+				col = beam.CreateList(s, []string{})
+			}
+			got := beam.ParDo(s, describe, Group[string](s, col))
+			passert.Equals(s, got, tc.want)
+			// End must accept a final step's done output and let the job finish.
+			End(s, beam.ParDo(s, one, got))
+			ptest.RunAndValidate(t, p)
+		})
+	}
+}
