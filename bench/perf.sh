@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The performance figures side by side, interleaved round by round so that every system
-# sees the same machine load: `neardup dedup` (plain Go), `neardup dedup` built with the
-# AVX2 kernel (GOEXPERIMENT=simd; SIMD=0 skips it), the exact all-pairs join
-# `neardup baseline`, and the single-core signing benchmark (BenchmarkSign, affine32,
-# xxhash, 200 shingles x 128 permutations) of both builds. Everything is reported in
+# sees the same machine load: `neardup dedup` (with the AVX2 MinHash kernel where the
+# CPU has AVX2), `neardup dedup` held to the plain-Go kernel (NEARDUP_MINHASH_KERNEL=go;
+# GO_KERNEL=0 skips it), the exact all-pairs join `neardup baseline`, and the
+# single-core signing benchmark (BenchmarkSign, affine32, xxhash, 200 shingles x 128
+# permutations) with each kernel. Everything is reported in
 # CPU-seconds beside wall time (the machine is shared), medians of RUNS rounds.
 # Then one 1M-document dedup run for memory per document (SKIP_1M=1 skips it).
 # Usage (repo root): bench/perf.sh      N=100000 RUNS=3 by default. Prints markdown.
@@ -11,17 +12,11 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 RUNS=${RUNS:-3}
 N=${N:-100000}
-SIMD=${SIMD:-1}
+GO_KERNEL=${GO_KERNEL:-1}
 SIGN_OPS=${SIGN_OPS:-200000}
 SIGN_BENCH='^BenchmarkSign$/^scheme=affine32$/^kernel=(go|avx2)$/^hash=xxhash$/^shingles=200$/^perms=128$'
 MH=${MH:-/tmp/minhash.test}
 [ -x "$MH" ] || go test -c -o "$MH" ./transforms/minhash
-if [ "$SIMD" = 1 ]; then
-	NDSIMD=${NDSIMD:-/tmp/nd-simd}
-	MHSIMD=${MHSIMD:-/tmp/minhash-simd.test}
-	[ -x "$NDSIMD" ] || GOEXPERIMENT=simd go build -o "$NDSIMD" ./cmd/neardup
-	[ -x "$MHSIMD" ] || GOEXPERIMENT=simd go test -c -o "$MHSIMD" ./transforms/minhash
-fi
 c=$(corpus "$N")
 
 # run NAME CMD...: runs CMD under /usr/bin/time and appends "wall cpu rssKB" to $OUT/perf-NAME.
@@ -35,24 +30,24 @@ run() {
 col() { awk -v k="$2" '{print $k}' "$OUT/perf-$1"; }
 
 systems=(dedup baseline sign)
-[ "$SIMD" = 1 ] && systems=(dedup dedup-avx2 baseline sign sign-avx2)
+[ "$GO_KERNEL" = 1 ] && systems=(dedup dedup-go baseline sign sign-go)
 # REPORT_ONLY=1 prints the table of the last run's measurements again.
 [ "${REPORT_ONLY:-0}" = 1 ] && RUNS=0
 [ "$RUNS" -gt 0 ] && for s in "${systems[@]}"; do rm -f "$OUT/perf-$s"; done
 for i in $(seq "$RUNS"); do
 	run dedup "$ND" dedup --quiet --input "$c" --output "$OUT/perf-out" --overwrite
-	if [ "$SIMD" = 1 ]; then
-		run dedup-avx2 "$NDSIMD" dedup --quiet --input "$c" --output "$OUT/perf-out-avx2" --overwrite
+	if [ "$GO_KERNEL" = 1 ]; then
+		NEARDUP_MINHASH_KERNEL=go run dedup-go "$ND" dedup --quiet --input "$c" --output "$OUT/perf-out-go" --overwrite
 	fi
 	run baseline "$ND" baseline --input "$c" --output "$OUT/perf-base.jsonl"
 	run sign "$MH" -test.run '^$' -test.bench "$SIGN_BENCH" -test.benchtime "${SIGN_OPS}x"
-	if [ "$SIMD" = 1 ]; then
-		run sign-avx2 "$MHSIMD" -test.run '^$' -test.bench "$SIGN_BENCH" -test.benchtime "${SIGN_OPS}x"
+	if [ "$GO_KERNEL" = 1 ]; then
+		NEARDUP_MINHASH_KERNEL=go run sign-go "$MH" -test.run '^$' -test.bench "$SIGN_BENCH" -test.benchtime "${SIGN_OPS}x"
 	fi
 done
-if [ "$SIMD" = 1 ]; then
+if [ "$GO_KERNEL" = 1 ]; then
 	for f in kept.jsonl removed.jsonl clusters.jsonl; do
-		cmp -s "$OUT/perf-out/$f" "$OUT/perf-out-avx2/$f" || echo "WARNING: $f differs between the plain and AVX2 builds" >&2
+		cmp -s "$OUT/perf-out/$f" "$OUT/perf-out-go/$f" || echo "WARNING: $f differs between the AVX2 and plain-Go kernels" >&2
 	done
 fi
 
@@ -74,9 +69,9 @@ awk -v dw="${W[dedup]}" -v bw="${W[baseline]}" -v dc="${C[dedup]}" -v sc="${C[si
 	'BEGIN{printf "- dedup wall / baseline wall: **%.2f×** (goal ≤ 0.5×)\n", dw/bw
 	       printf "- dedup docs per CPU-second / signing docs per CPU-second: **%.1f%%** (goal ≥ 30%%)\n", 100*(n/dc)/(so/sc)
 	       printf "- dedup CPU / wall: **%.2f** (goal ≥ 1.7 on 2 cores)\n", dc/dw}'
-if [ "$SIMD" = 1 ]; then
-	awk -v dw="${W[dedup-avx2]}" -v bw="${W[baseline]}" -v dc="${C[dedup-avx2]}" -v sc="${C[sign-avx2]}" -v n="$N" -v so="$SIGN_OPS" \
-		'BEGIN{printf "- AVX2 build: dedup wall / baseline wall %.2f×; docs per CPU-second / AVX2 signing docs per CPU-second %.1f%%\n", dw/bw, 100*(n/dc)/(so/sc)}'
+if [ "$GO_KERNEL" = 1 ]; then
+	awk -v dw="${W[dedup-go]}" -v bw="${W[baseline]}" -v dc="${C[dedup-go]}" -v sc="${C[sign-go]}" -v n="$N" -v so="$SIGN_OPS" \
+		'BEGIN{printf "- plain-Go kernel: dedup wall / baseline wall %.2f×; docs per CPU-second / plain-Go signing docs per CPU-second %.1f%%\n", dw/bw, 100*(n/dc)/(so/sc)}'
 fi
 if [ "${SKIP_1M:-0}" != 1 ] && [ "${REPORT_ONLY:-0}" != 1 ]; then
 	n=1000000

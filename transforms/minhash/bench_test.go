@@ -94,7 +94,7 @@ func reportDocs(b *testing.B, shingles, perms int) {
 }
 
 // kernelName labels results with the kernel that signed: "avx2" for affine32 in a
-// GOEXPERIMENT=simd build on an AVX2 CPU, otherwise "go".
+// build for amd64 on an AVX2 CPU (unless NEARDUP_MINHASH_KERNEL=go), otherwise "go".
 func kernelName(s Scheme) string {
 	if s == Affine32 && useAVX2 {
 		return "avx2"

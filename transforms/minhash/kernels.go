@@ -26,22 +26,15 @@ func accumulate32(dst []uint64, a, b []uint32, hashes []uint64) {
 	for len(hashes) > 0 {
 		n := min(len(hashes), blockSize)
 		groups := (n + lanes - 1) / lanes
+		for i, h := range hashes[:n] {
+			buf[i/lanes][i%lanes] = Fmix32(uint32(h))
+		}
+		for i := n; i < groups*lanes; i++ {
+			buf[i/lanes][i%lanes] = buf[0][0]
+		}
 		if useAVX2 {
-			// The SIMD kernel mixes the block itself, eight hashes at a time.
-			for i, h := range hashes[:n] {
-				buf[i/lanes][i%lanes] = uint32(h)
-			}
-			for i := n; i < groups*lanes; i++ {
-				buf[i/lanes][i%lanes] = buf[0][0]
-			}
 			minBlock32AVX2(dst, a, b, buf[:groups])
 		} else {
-			for i, h := range hashes[:n] {
-				buf[i/lanes][i%lanes] = Fmix32(uint32(h))
-			}
-			for i := n; i < groups*lanes; i++ {
-				buf[i/lanes][i%lanes] = buf[0][0]
-			}
 			minBlock32(dst, a, b, buf[:groups])
 		}
 		hashes = hashes[n:]

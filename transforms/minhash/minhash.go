@@ -9,9 +9,8 @@
 // much faster default and gives different (but equally good) signatures.
 //
 // The hot loop (Signer.SignInto) does not allocate and a Signer is safe to share
-// read-only between goroutines. It is plain Go; a build with GOEXPERIMENT=simd on amd64
-// adds an AVX2 affine32 kernel, chosen at run time on CPUs with AVX2 and bit-identical to
-// the plain-Go one.
+// read-only between goroutines. On amd64 the affine32 kernel has an AVX2 version in
+// assembly, chosen at run time on CPUs with AVX2 and bit-identical to the plain-Go one.
 package minhash
 
 import (
