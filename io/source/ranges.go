@@ -271,13 +271,15 @@ func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), r
 	} else {
 		read := r.First - 1
 		good = 0
+		lp := newLineParser(r.File, format, cfg, &st, doc, reject)
 		err = eachLine(ctx, r, func(line []byte, n int64) {
 			if num := r.First + n - 1; last < 0 || num <= last {
 				read = num
 				good += int64(len(line))
-				parseLine(r.File, format, cfg, line, num, &st, doc, reject)
+				lp.add(line, num)
 			}
 		})
+		lp.close()
 		if err != nil {
 			// A range read that breaks (a gs:// stream cut mid-way) is damage like a
 			// truncated .gz: the lines after it are unknown.

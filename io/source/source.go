@@ -176,44 +176,66 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 	}
 	defer rc.Close()
 	lr := textfile.NewReader(rc)
+	lp := newLineParser(file, format, cfg, &st, doc, reject)
 	var good int64 // bytes of the (decompressed) lines read whole
 	for {
 		line, num, err := lr.Next()
 		if err == io.EOF {
+			lp.close()
 			return st
 		}
 		if err != nil {
+			lp.close()
 			st.damaged(file, num, good, err, reject)
 			return st
 		}
 		good += int64(len(line))
-		parseLine(file, format, cfg, line, num, &st, doc, reject)
+		lp.add(line, num)
 	}
 }
 
 // parseLine turns physical line num of file into a Doc or a Rejected.
 func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stats, doc func(record.Doc), reject func(int64, string)) {
+	parseRecord(file, format, cfg, line, num).deliver(st, doc, reject)
+}
+
+// parsed is what one line turned into: a Doc, or the reason it was rejected.
+type parsed struct {
+	doc    record.Doc
+	bad    bool // the text had invalid UTF-8, replaced
+	num    int64
+	reason string // set when rejected
+}
+
+// parseRecord parses physical line num of file. It keeps nothing of line.
+func parseRecord(file, format string, cfg Config, line []byte, num int64) parsed {
 	rec := textfile.Record(line, num)
 	if textfile.IsBlank(rec) {
-		reject(num, ReasonEmptyLine)
-		return
+		return parsed{num: num, reason: ReasonEmptyLine}
 	}
-	d := record.Doc{File: file, Line: num}
-	var bad bool
+	p := parsed{doc: record.Doc{File: file, Line: num}, num: num}
 	if format == FormatJSONL {
 		r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
 		if err != nil {
-			reject(num, err.Error())
-			return
+			return parsed{num: num, reason: err.Error()}
 		}
-		d.Text, bad = r.Text, r.InvalidUTF8
+		p.doc.Text, p.bad = r.Text, r.InvalidUTF8
 		if r.HasID && r.ID != "" {
-			d.ID = r.ID
+			p.doc.ID = r.ID
 		}
 	} else {
-		d.Text, bad = textfile.Text(rec)
+		p.doc.Text, p.bad = textfile.Text(rec)
 	}
-	st.emit(d, bad, doc)
+	return p
+}
+
+// deliver counts p and passes it to doc or reject.
+func (p parsed) deliver(st *Stats, doc func(record.Doc), reject func(int64, string)) {
+	if p.reason != "" {
+		reject(p.num, p.reason)
+		return
+	}
+	st.emit(p.doc, p.bad, doc)
 }
 
 // emit counts and passes on a record read from any format. A missing or empty id becomes

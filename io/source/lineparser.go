@@ -1,0 +1,53 @@
+package source
+
+import (
+	"runtime"
+
+	"github.com/neardup/neardup/internal/ordered"
+	"github.com/neardup/neardup/record"
+)
+
+// arenaBytes is the size of the blocks lines are copied into for the parsing pool: one
+// allocation per block instead of one per line, and nothing for the collector to scan.
+const arenaBytes = 256 << 10
+
+// lineParser parses a file's lines on one goroutine per core and delivers their records
+// (to doc, or to reject) in line order on the reading goroutine, which only reads and
+// copies lines. With signing on the AVX2 kernel, parsing JSON on the reading goroutine
+// was what kept the second core waiting.
+type lineParser struct {
+	pool    *ordered.Pool[rawLine, parsed]
+	deliver func(parsed)
+	arena   []byte
+}
+
+// rawLine is a line copied out of the reader's buffer, which the next read overwrites.
+type rawLine struct {
+	b   []byte
+	num int64
+}
+
+func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) *lineParser {
+	return &lineParser{
+		pool: ordered.New(runtime.GOMAXPROCS(0), 64, func() func(rawLine) parsed {
+			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num) }
+		}),
+		deliver: func(p parsed) { p.deliver(st, doc, reject) },
+	}
+}
+
+// add queues physical line num; line may be reused once add returns.
+func (lp *lineParser) add(line []byte, num int64) {
+	if len(lp.arena)+len(line) > cap(lp.arena) {
+		lp.arena = make([]byte, 0, max(arenaBytes, len(line)))
+	}
+	start := len(lp.arena)
+	lp.arena = append(lp.arena, line...)
+	lp.pool.Add(rawLine{b: lp.arena[start:len(lp.arena):len(lp.arena)], num: num}, lp.deliver)
+}
+
+// close delivers every queued line's record and stops the workers.
+func (lp *lineParser) close() {
+	lp.pool.Flush(lp.deliver)
+	lp.pool.Close()
+}
