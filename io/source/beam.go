@@ -3,10 +3,12 @@ package source
 import (
 	"context"
 	"reflect"
+	"runtime"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/record"
 )
@@ -78,13 +80,31 @@ func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Ran
 }
 
 // countFn keys a range by its file and, for a split range, counts the lines it owns and
-// finds damage (CountRange).
+// finds damage (CountRange). Prism hands it every range in one bundle, so the ranges are
+// counted on a goroutine per core and emitted in input order.
 type countFn struct {
 	IDField, TextField string
+
+	ctx  context.Context
+	pool *ordered.Pool[Range, Range]
 }
 
-func (f *countFn) ProcessElement(ctx context.Context, r Range, emit func(string, Range)) {
-	emit(r.File, CountRange(ctx, r, Config{IDField: f.IDField, TextField: f.TextField}))
+func (f *countFn) Setup() {
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(Range) Range {
+		return func(r Range) Range { return CountRange(f.ctx, r, Config{IDField: f.IDField, TextField: f.TextField}) }
+	})
+}
+
+func (f *countFn) Teardown() { f.pool.Close() }
+
+func (f *countFn) StartBundle(ctx context.Context, _ func(string, Range)) { f.ctx = ctx }
+
+func (f *countFn) ProcessElement(_ context.Context, r Range, emit func(string, Range)) {
+	f.pool.Add(r, func(r Range) { emit(r.File, r) })
+}
+
+func (f *countFn) FinishBundle(_ context.Context, emit func(string, Range)) {
+	f.pool.Flush(func(r Range) { emit(r.File, r) })
 }
 
 // numberRanges gives each range of one file its first line number (NumberRanges).
