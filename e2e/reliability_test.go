@@ -18,12 +18,17 @@ import (
 )
 
 // corpus writes n distinct JSONL documents, big enough that a run lasts a few seconds.
-func corpus(t *testing.T, n int) string {
+func corpus(t *testing.T, n int) string { return paddedCorpus(t, n, 0) }
+
+// paddedCorpus is corpus with each text padded by about pad bytes of one repeated
+// word: more bytes to read and write at little cost in shingles.
+func paddedCorpus(t *testing.T, n, pad int) string {
 	t.Helper()
 	var b bytes.Buffer
 	for i := 0; i < n; i++ {
+		filler := strings.Repeat(fmt.Sprintf(" p%d", i%1000), pad/5)
 		line, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("d%06d", i),
-			"text": fmt.Sprintf("document %d talks about %d and %d with words w%d w%d w%d", i, i*7, i*13, i%97, i%89, i%83)})
+			"text": fmt.Sprintf("document %d talks about %d and %d with words w%d w%d w%d", i, i*7, i*13, i%97, i%89, i%83) + filler})
 		b.Write(append(line, '\n'))
 	}
 	path := filepath.Join(t.TempDir(), "corpus.jsonl")
@@ -94,7 +99,7 @@ func waitFor(t *testing.T, p *started, what string, cond func() bool) {
 		default:
 		}
 		require.True(t, time.Now().Before(deadline), "waiting for %s", what)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -131,7 +136,9 @@ func TestConcurrentRunsIntoOneOutput(t *testing.T) {
 // Case 3: a run killed with SIGKILL at any stage leaves nothing finished-looking, and the
 // next run takes over its lock, removes its temporary directory and commits normally.
 func TestKilledRunsAreCleanedUpByTheNextRun(t *testing.T) {
-	big := corpus(t, 60000)
+	// The texts are padded so that the output step, which must be caught while it
+	// writes, lasts long enough to be seen between two polls.
+	big := paddedCorpus(t, 60000, 1000)
 	runDirReady := func(out string) bool {
 		m, _ := filepath.Glob(filepath.Join(out, ".neardup-tmp-*", "beam.log"))
 		return len(m) > 0
