@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/io/jsonl"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/io/textfile"
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/shingleset"
 )
@@ -51,23 +52,26 @@ func readJSONFile(ctx context.Context, path string, v any) error {
 	return nil
 }
 
-// eachLine calls fn with every line of a JSONL file and its 1-based number.
+// eachLine calls fn with every line of a JSONL file and its 1-based number; fn must not
+// keep the line.
 func eachLine(ctx context.Context, path string, fn func(line []byte, num int64) error) error {
 	r, err := files.Open(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	br := bufio.NewReaderSize(r, 1<<20)
-	for num := int64(1); ; num++ {
-		line, err := br.ReadBytes('\n')
+	// The line is valid only during fn: one buffer for the whole file, not an
+	// allocation per line (a million kept lines cost a third of the page's time).
+	lr := textfile.NewReader(r)
+	for {
+		line, num, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
 		if len(line) > 0 {
 			if err := fn(line, num); err != nil {
 				return fmt.Errorf("%s:%d: %w", path, num, err)
 			}
-		}
-		if err == io.EOF {
-			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
