@@ -22,7 +22,6 @@ const (
 func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*sortedLine) bool, func(int), error](&writeSortedFn{})
 	register.Emitter1[sortedLine]()
-	register.Emitter1[int]()
 	once.Register[sortedLine]()
 }
 

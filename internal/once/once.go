@@ -22,6 +22,8 @@ import (
 func init() {
 	Register[[]byte]()
 	Register[int]()
+	// The "done" emitter every step that End follows has.
+	register.Emitter1[int]()
 }
 
 // Register registers what Group needs for elements of type T. Call it from the init

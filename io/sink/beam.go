@@ -27,7 +27,6 @@ func init() {
 	register.Emitter2[string, entryBatch]()
 	register.DoFn3x2[context.Context, string, func(*entryBatch) bool, part, error](&writePartFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*part) bool, func(int), error](&concatFn{})
-	register.Emitter1[int]()
 	register.Iter1[entryBatch]()
 	once.Register[part]()
 }
