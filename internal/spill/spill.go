@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // flushBytes is how much a partition gathers in memory before it is appended to its
@@ -97,6 +98,11 @@ func (w *Writer) Close() (map[int]string, error) {
 	return w.paths, nil
 }
 
+// readers hold the read buffers: a job reads one file per partition and bundle, most of
+// them far smaller than a buffer, so a buffer of their own each would make the reads
+// mostly allocation.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, flushBytes) }}
+
 // Read calls fn with every record of the file at path, in the order they were appended.
 // The slice passed to fn is only valid during the call.
 func Read(path string, fn func(rec []byte) error) error {
@@ -105,7 +111,12 @@ func Read(path string, fn func(rec []byte) error) error {
 		return fmt.Errorf("spill: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(f)
+	defer func() {
+		r.Reset(nil) // drop the file, keep the buffer
+		readers.Put(r)
+	}()
 	var rec []byte
 	for n := 0; ; n++ {
 		size, err := binary.ReadUvarint(r)
