@@ -58,7 +58,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 		}
 		budget = b
 	}
-	memlimit.Apply(budget)
+	memlimit.HeapFloor(memlimit.FloorFor(memlimit.Apply(budget)))
 	beam.Init()
 
 	var progress io.Writer
