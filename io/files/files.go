@@ -234,9 +234,6 @@ func Create(ctx context.Context, path string) (io.WriteCloser, error) {
 		wc.closers = append(wc.closers, zw)
 	default:
 		wc.w = bw
-		if f, ok := raw.(*os.File); ok {
-			wc.file, wc.buf = f, bw // CopySpan may write to it directly
-		}
 	}
 	wc.closers = append(wc.closers, flusher{bw}, raw, fs)
 	return wc, nil
@@ -249,8 +246,6 @@ func (f flusher) Close() error { return f.w.Flush() }
 type writeCloser struct {
 	path    string
 	w       io.Writer
-	file    *os.File      // the uncompressed local file under w, or nil
-	buf     *bufio.Writer // w when file is set
 	closers []io.Closer
 	closed  bool
 }

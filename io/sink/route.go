@@ -120,19 +120,14 @@ type lazyWriter struct {
 }
 
 func (l *lazyWriter) Write(p []byte) (int, error) {
-	if err := l.open(); err != nil {
-		return 0, err
+	if l.w == nil {
+		w, err := files.Create(l.ctx, l.path)
+		if err != nil {
+			return 0, err
+		}
+		l.w = w
 	}
 	return l.w.Write(p)
-}
-
-func (l *lazyWriter) open() error {
-	if l.w != nil {
-		return nil
-	}
-	w, err := files.Create(l.ctx, l.path)
-	l.w = w
-	return err
 }
 
 func (l *lazyWriter) close() (bool, error) {
@@ -196,7 +191,7 @@ func writePart(ctx context.Context, tempDir, format, annotate, file string, p *p
 
 // route re-reads a JSONL or text file and writes each line to kept or removed, or through
 // writeRejected, by its outcome. The caller has handled a file rejected whole.
-func route(ctx context.Context, file, format, annotate string, p *plan, kept *lazyWriter, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
+func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf []byte
 	names := AnnotatedFields(annotate)
 
@@ -205,14 +200,6 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept *la
 		return err
 	}
 	defer rc.Close()
-	src, _, err := files.OpenSpans(file)
-	if err != nil {
-		return err
-	}
-	if src != nil {
-		defer src.Close()
-	}
-	out := &keptSpans{w: kept, src: src}
 	lr := textfile.NewReader(rc)
 	ri, rj := 0, 0
 	var last int64
@@ -238,21 +225,13 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept *la
 		case k:
 			// The record's own bytes and line ending; an unterminated last line gets '\n'
 			// so the next file's records start on their own line.
-			pt.NKept++
 			end := line[len(textfile.Content(line)):]
-			if len(end) > 0 && len(rec)+len(end) == len(line) { // no terminator added, no BOM cut
-				if copied, err := out.copyLine(lr.Offset(), int64(len(line))); copied || err != nil {
-					if err != nil {
-						return err
-					}
-					break
-				}
-			}
 			if len(end) == 0 {
 				end = []byte{'\n'}
 			}
 			buf = append(append(buf[:0], rec...), end...)
-			if _, err := out.Write(buf); err != nil {
+			pt.NKept++
+			if _, err := kept.Write(buf); err != nil {
 				return err
 			}
 		case r && p.removed[ri].Kind == kindAnnotated:
@@ -266,7 +245,7 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept *la
 				buf = annotatedText(buf[:0], rec, e, names)
 			}
 			countAnnotated(pt, e)
-			if _, err := out.Write(buf); err != nil {
+			if _, err := kept.Write(buf); err != nil {
 				return err
 			}
 		case r:
@@ -292,7 +271,7 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept *la
 				if ri < len(p.removed) || rj < len(p.rejected) || p.maxKept > n {
 					return fmt.Errorf("outcomes after line %d, where the reader stopped", n)
 				}
-				return out.flush()
+				return nil
 			}
 		}
 		if (ri < len(p.removed) && p.removed[ri].Line <= n) || (rj < len(p.rejected) && p.rejected[rj].Line <= n) {
@@ -302,7 +281,7 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept *la
 	if ri < len(p.removed) || rj < len(p.rejected) || p.maxKept > last {
 		return fmt.Errorf("outcomes for lines after the last line (%d): was the file changed?", last)
 	}
-	return out.flush()
+	return nil
 }
 
 // rejectedWhole reports a Line 0 rejection: the reader could not open (or use) the file,
@@ -398,17 +377,6 @@ func concatOne(ctx context.Context, dst string, parts []part, has func(part) boo
 }
 
 func copyFrom(ctx context.Context, w io.Writer, path string) error {
-	if src, ok, err := files.OpenSpans(path); ok {
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		st, err := src.Stat()
-		if err != nil {
-			return err
-		}
-		return files.CopySpan(w, src, 0, st.Size())
-	}
 	r, err := files.Open(ctx, path)
 	if err != nil {
 		return err

@@ -21,8 +21,6 @@ type Reader struct {
 	buf  []byte // holds a line longer than the bufio buffer
 	line int64
 	err  error
-	off  int64 // byte offset in the stream of the line after the last one returned
-	last int64 // byte offset of the last line returned
 }
 
 // NewReader reads lines from r.
@@ -57,16 +55,11 @@ func (r *Reader) Next() (line []byte, num int64, err error) {
 	case err != nil:
 		r.err = err
 		r.line++
-		r.last, r.off = r.off, r.off+int64(len(frag))
 		return frag, r.line, err
 	}
 	r.line++
-	r.last, r.off = r.off, r.off+int64(len(frag))
 	return frag, r.line, nil
 }
-
-// Offset is the byte offset in the stream of the line Next returned last.
-func (r *Reader) Offset() int64 { return r.last }
 
 // Content strips a line's terminator: "\n" or "\r\n". A lone '\r' elsewhere is content.
 func Content(line []byte) []byte {
