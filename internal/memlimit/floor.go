@@ -27,8 +27,8 @@ func HeapFloor(floor int64) {
 }
 
 // MaxFloor is the largest heap floor FloorFor gives: at 100k documents 256 MiB cut the
-// collections from 60 to 12 and the job's CPU by a fifth, for 90 MiB more peak RSS; a
-// larger floor bought little more (BENCHMARKS.md).
+// collections from 60 to 12 and the job's CPU by a sixth, for about 100–150 MiB more peak
+// RSS; a larger floor bought little more (BENCHMARKS.md).
 const MaxFloor = 256 << 20
 
 // FloorFor is the heap floor for a memory limit: MaxFloor, or an eighth of a smaller
