@@ -26,6 +26,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/neardup/neardup/internal/asyncio"
 )
 
 // IsLocal reports whether path is a local path (no "scheme://" prefix).
@@ -235,7 +237,10 @@ func Create(ctx context.Context, path string) (io.WriteCloser, error) {
 	default:
 		wc.w = bw
 	}
-	wc.closers = append(wc.closers, flusher{bw}, raw, fs)
+	// write(2) (and compression) on a goroutine of its own, overlapping the caller's work.
+	aw := asyncio.NewWriter(wc.w, 1<<20)
+	wc.w = aw
+	wc.closers = append([]io.Closer{aw}, append(wc.closers, flusher{bw}, raw, fs)...)
 	return wc, nil
 }
 
