@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +59,23 @@ func TestNotAnOutputDirectory(t *testing.T) {
 	_, err := report.Build(context.Background(), t.TempDir(), report.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stats.json")
+}
+
+// A kept line that is not JSON fails the page with the file and line, wherever it is in
+// the file (the kept file is read in blocks, on several goroutines).
+func TestInvalidKeptLine(t *testing.T) {
+	dir := dedupGenerated(t, 1500)
+	path := filepath.Join(dir, "kept.jsonl")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	require.Greater(t, len(b), 1<<20, "the kept file must span more than one block")
+	for _, bad := range []int{1, len(lines) / 2, len(lines) - 2} {
+		broken := append([]string(nil), lines...)
+		broken[bad-1] = `{"id": "x", "text": ` + "\n"
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(broken, "")), 0o644))
+		_, err := report.Build(context.Background(), dir, report.Options{Clusters: report.DefaultClusters})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), fmt.Sprintf("kept.jsonl:%d: invalid kept line", bad))
+	}
 }
