@@ -2,6 +2,7 @@ package shingle
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -16,6 +17,7 @@ func FuzzShingles(f *testing.F) {
 		f.Add(s, 2, false)
 		f.Add(s, 3, true)
 	}
+	f.Add(strings.Repeat("w ", 30)+"end", 20, false) // a window wider than eachWord's stack ring
 	f.Fuzz(func(t *testing.T, text string, n int, char bool) {
 		if n < 1 || n > 64 {
 			return
@@ -46,5 +48,29 @@ func FuzzShingles(f *testing.F) {
 		if text != "" && len(strs) == 0 && utf8.ValidString(text) {
 			t.Fatalf("non-empty text %q has no shingle", text)
 		}
+		if !char {
+			var got []string
+			Each(text, o, func(s string) { got = append(got, s) })
+			if want := wordWindows(text, n); !slices.Equal(got, want) {
+				t.Fatalf("word %d-shingles of %q: %q, want %q", n, text, got, want)
+			}
+		}
 	})
+}
+
+// wordWindows is the definition of word shingles: every run of n consecutive words of
+// the text split at each space, or the whole text when it has fewer than n words.
+func wordWindows(text string, n int) []string {
+	if text == "" {
+		return nil
+	}
+	words := strings.Split(text, " ")
+	if len(words) < n {
+		return []string{text}
+	}
+	var out []string
+	for i := 0; i+n <= len(words); i++ {
+		out = append(out, strings.Join(words[i:i+n], " "))
+	}
+	return out
 }

@@ -121,7 +121,8 @@ func Each(norm string, o Options, fn func(shingle string)) {
 }
 
 // eachWord slides a window of n words over norm. end is the end of the window's
-// last word and next the start of the word after it (len(norm)+1 when none).
+// last word and next the start of the word after it (len(norm)+1 when none); starts
+// rings the window's word starts, so each word is scanned for once, not n times.
 func eachWord(norm string, n int, fn func(string)) {
 	end, next := 0, 0
 	nextWord := func() {
@@ -131,19 +132,28 @@ func eachWord(norm string, n int, fn func(string)) {
 			end, next = len(norm), len(norm)+1
 		}
 	}
-	for range n {
+	var small [16]int
+	starts := small[:]
+	if n > len(small) {
+		starts = make([]int, n)
+	}
+	for w := range n {
 		if next > len(norm) {
 			fn(norm) // fewer than n words: the whole text is the one shingle
 			return
 		}
+		starts[w] = next
 		nextWord()
 	}
-	start := 0
-	fn(norm[start:end])
-	for next <= len(norm) {
+	fn(norm[:end])
+	// starts[old] is the window's first word; a new word takes its slot as it leaves.
+	for old := 0; next <= len(norm); {
+		starts[old] = next
 		nextWord()
-		start += strings.IndexByte(norm[start:], ' ') + 1
-		fn(norm[start:end])
+		if old++; old == n {
+			old = 0
+		}
+		fn(norm[starts[old]:end])
 	}
 }
 
