@@ -3,11 +3,13 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -103,7 +105,7 @@ func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint
 	hashes, capped := docSet(sh, scratch, d)
 	r := features{capped: capped, shingles: int64(len(hashes))}
 	r.set = SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
-		Length: int64(utf8.RuneCountInString(d.Text))}
+		Length: runeCount(d.Text)}
 	signStart := time.Now()
 	r.shingleNanos = int64(signStart.Sub(start))
 	signer.SignInto(sig, hashes)
@@ -113,6 +115,25 @@ func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint
 	}
 	r.minhashNanos = int64(time.Since(signStart))
 	return r
+}
+
+// runeCount is utf8.RuneCountInString (an invalid byte counts as one rune) taking eight
+// ASCII bytes at a time: the rune loop cost a tenth of featurizing a mostly-ASCII text.
+func runeCount(s string) int64 {
+	var n int64
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 == 0 {
+			n, i = n+8, i+8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			n, i = n+1, i+1
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		n, i = n+1, i+size
+	}
+	return n
 }
 
 // featurizeFn turns a document into what the later stages need, in one pass: normalize,

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -153,7 +152,7 @@ func (f *rereadFn) Setup() (err error) {
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), 16, func() func(record.Doc) reread {
 		return func(d record.Doc) reread {
 			hashes, _ := docHashes(f.sh, d)
-			return reread{doc: d, hashes: hashes, length: int64(utf8.RuneCountInString(d.Text))}
+			return reread{doc: d, hashes: hashes, length: runeCount(d.Text)}
 		}
 	})
 	return err
