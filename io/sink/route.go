@@ -296,9 +296,10 @@ func rejectedWhole(p *plan) (bool, error) {
 	return true, nil
 }
 
-// concat joins the parts, in input-file order, into the final outputs under tempDir,
-// deleting each part once copied (moving it when it is the only one). Every output is
-// created even when empty, so Commit always has all of them to move.
+// concat joins the parts, in input-file order, into the final outputs under tempDir
+// (files.Concat: on local disk the first part is moved into place and the others are
+// appended to it), deleting each part once joined. Every output is created even when
+// empty, so Commit always has all of them to move.
 func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
@@ -346,42 +347,11 @@ func concat(ctx context.Context, tempDir, format string, annotate bool, parts []
 }
 
 func concatOne(ctx context.Context, dst string, parts []part, has func(part) bool, ext string) error {
-	var with []part
+	var srcs []string
 	for _, pt := range parts {
 		if has(pt) {
-			with = append(with, pt)
+			srcs = append(srcs, pt.Base+ext)
 		}
 	}
-	if len(with) == 1 {
-		// One input file's part is the whole output: moved, not copied, so a one-file
-		// corpus's outputs need no second copy's space (or time).
-		return files.Rename(ctx, with[0].Base+ext, dst)
-	}
-	w, err := files.Create(ctx, dst)
-	if err != nil {
-		return err
-	}
-	for _, pt := range with {
-		if err := copyFrom(ctx, w, pt.Base+ext); err != nil {
-			w.Close()
-			return fmt.Errorf("concatenate %s: %w", dst, err)
-		}
-		// Each part goes as soon as it is copied, so the outputs need their own size in
-		// free space, not twice it (a failed run commits nothing either way).
-		if err := files.Remove(ctx, pt.Base+ext); err != nil {
-			w.Close()
-			return fmt.Errorf("concatenate %s: %w", dst, err)
-		}
-	}
-	return w.Close()
-}
-
-func copyFrom(ctx context.Context, w io.Writer, path string) error {
-	r, err := files.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	_, err = io.Copy(w, r)
-	return err
+	return files.Concat(ctx, dst, srcs)
 }
