@@ -218,13 +218,15 @@ func Create(ctx context.Context, path string) (io.WriteCloser, error) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	wc := &writeCloser{path: path}
+	// A compressor's small writes are gathered into 1 MiB ones (few requests on gs://).
+	// Close order: the writing goroutine, compressor, buffer flush, the file itself,
+	// then the filesystem client.
 	bw := bufio.NewWriterSize(raw, 1<<20)
-	// Close order: compressor, buffer flush, the file itself, then the filesystem client.
 	switch Compression(path) {
 	case "gzip":
 		zw := gzip.NewWriter(bw)
 		wc.w = zw
-		wc.closers = append(wc.closers, zw)
+		wc.closers = append(wc.closers, zw, flusher{bw})
 	case "zstd":
 		zw, err := zstd.NewWriter(bw, zstd.WithEncoderConcurrency(1))
 		if err != nil {
@@ -233,14 +235,14 @@ func Create(ctx context.Context, path string) (io.WriteCloser, error) {
 			return nil, fmt.Errorf("create %s: zstd: %w", path, err)
 		}
 		wc.w = zw
-		wc.closers = append(wc.closers, zw)
+		wc.closers = append(wc.closers, zw, flusher{bw})
 	default:
-		wc.w = bw
+		wc.w = raw // the writing goroutine's own 1 MiB buffers are the only copy
 	}
 	// write(2) (and compression) on a goroutine of its own, overlapping the caller's work.
 	aw := asyncio.NewWriter(wc.w, 1<<20)
 	wc.w = aw
-	wc.closers = append([]io.Closer{aw}, append(wc.closers, flusher{bw}, raw, fs)...)
+	wc.closers = append([]io.Closer{aw}, append(wc.closers, raw, fs)...)
 	return wc, nil
 }
 
