@@ -14,18 +14,19 @@ package asyncio
 import (
 	"errors"
 	"io"
+	"runtime"
 )
 
 // Writer buffers writes and hands full buffers to a goroutine that writes them to the
 // underlying writer, in order. It owns two buffers: the caller fills one while the other
 // is being written.
 type Writer struct {
-	w    io.Writer
 	buf  []byte        // being filled by the caller
 	full chan []byte   // to the writing goroutine
 	back chan returned // the other buffer, once written
 	err  error         // the first write error, as far as the caller has seen
 	done bool
+	stop runtime.Cleanup
 }
 
 // returned is a written buffer with the goroutine's first write error so far.
@@ -38,19 +39,22 @@ type returned struct {
 // Flush) and check its error: a failed write is reported by a later call.
 func NewWriter(w io.Writer, size int) *Writer {
 	size = max(size, 4096)
-	a := &Writer{w: w, buf: make([]byte, 0, size), full: make(chan []byte, 1), back: make(chan returned, 2)}
+	a := &Writer{buf: make([]byte, 0, size), full: make(chan []byte, 1), back: make(chan returned, 2)}
 	a.back <- returned{buf: make([]byte, 0, size)}
-	go a.run()
+	// The goroutine holds the channels, not a: a Writer dropped on an error path without
+	// Close becomes unreachable, and its cleanup ends the goroutine.
+	go write(w, a.full, a.back)
+	a.stop = runtime.AddCleanup(a, func(full chan []byte) { close(full) }, a.full)
 	return a
 }
 
-func (a *Writer) run() {
+func write(w io.Writer, full <-chan []byte, back chan<- returned) {
 	var err error
-	for b := range a.full {
+	for b := range full {
 		if err == nil {
-			_, err = a.w.Write(b)
+			_, err = w.Write(b)
 		}
-		a.back <- returned{b[:0], err}
+		back <- returned{b[:0], err}
 	}
 }
 
@@ -107,6 +111,7 @@ func (a *Writer) Close() error {
 	}
 	err := a.Flush()
 	a.done = true
+	a.stop.Stop()
 	close(a.full)
 	return err
 }

@@ -3,8 +3,11 @@ package asyncio
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // TestWriterKeepsBytesInOrder writes pieces of every size, from empty to several
@@ -100,5 +103,22 @@ func TestFlushOfNothing(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close = %v", err)
+	}
+}
+
+// TestDroppedWriterEndsItsGoroutine drops writers without closing them (an error path
+// that forgets Close) and expects their goroutines to end once they are collected.
+func TestDroppedWriterEndsItsGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 50 {
+		w := NewWriter(io.Discard, 4096)
+		w.Write([]byte("never flushed"))
+	}
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines left after dropping 50 writers (%d before)", n, before)
 	}
 }
