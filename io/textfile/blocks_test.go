@@ -16,7 +16,7 @@ import (
 func TestBlocksNumberLinesAsReaderDoes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var sb strings.Builder
-	for i := range 3000 {
+	for i := range 1200 {
 		n := rng.IntN(40)
 		if i%500 == 0 {
 			n = 5000 // longer than any block
