@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -259,7 +260,8 @@ type writeCloser struct {
 
 func (c *writeCloser) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	if err != nil {
+	var pe *fs.PathError
+	if err != nil && !(errors.As(err, &pe) && pe.Path == c.path) { // a local file's error names it already
 		err = fmt.Errorf("write %s: %w", c.path, err)
 	}
 	return n, err

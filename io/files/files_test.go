@@ -266,3 +266,26 @@ func TestURLPathsThroughMemfs(t *testing.T) {
 	_, err = Expand(ctx, []string{"memfs://files-test/final.gz"})
 	require.NoError(t, err, "RemoveAll stays inside its dir")
 }
+
+// A failed write names the file once ("write /dev/full: no space left on device"), and
+// Close reports it too.
+func TestWriteErrorNamesTheFileOnce(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	w, err := Create(context.Background(), "/dev/full")
+	require.NoError(t, err)
+	var werr error
+	for i := 0; i < 10 && werr == nil; i++ {
+		_, werr = w.Write(make([]byte, 1<<20))
+	}
+	cerr := w.Close()
+	require.Error(t, cerr)
+	for _, err := range []error{werr, cerr} {
+		if err == nil {
+			continue
+		}
+		assert.Contains(t, err.Error(), "/dev/full: no space left on device")
+		assert.Equal(t, 1, strings.Count(err.Error(), "write /dev/full"), err.Error())
+	}
+}
