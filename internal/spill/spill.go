@@ -80,7 +80,7 @@ func (w *Writer) flush(p int) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("spill: write %s: %w", path, err)
+		return fmt.Errorf("spill: %w", err) // an *os.PathError: it names the file
 	}
 	w.bufs[p] = b[:0]
 	return nil
