@@ -222,13 +222,14 @@ func Create(ctx context.Context, path string) (io.WriteCloser, error) {
 	// A compressor's small writes are gathered into 1 MiB ones (few requests on gs://).
 	// Close order: the writing goroutine, compressor, buffer flush, the file itself,
 	// then the filesystem client.
-	bw := bufio.NewWriterSize(raw, 1<<20)
 	switch Compression(path) {
 	case "gzip":
+		bw := bufio.NewWriterSize(raw, 1<<20)
 		zw := gzip.NewWriter(bw)
 		wc.w = zw
 		wc.closers = append(wc.closers, zw, flusher{bw})
 	case "zstd":
+		bw := bufio.NewWriterSize(raw, 1<<20)
 		zw, err := zstd.NewWriter(bw, zstd.WithEncoderConcurrency(1))
 		if err != nil {
 			raw.Close()
