@@ -256,7 +256,7 @@ func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]
 	}
 	defer r.Close()
 	pool := ordered.New(runtime.GOMAXPROCS(0), 1, func() func(keptBlock) keptBlock {
-		return func(b keptBlock) keptBlock { return b.find(idField, want) }
+		return func(b keptBlock) keptBlock { return b.find(path, idField, want) }
 	})
 	defer pool.Close()
 	blocks := textfile.NewBlocks(r, 1<<20)
@@ -287,7 +287,7 @@ func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]
 			fail = fmt.Errorf("read %s: %w", path, err)
 			break
 		}
-		pool.Add(keptBlock{path: path, data: data, first: first}, deliver)
+		pool.Add(keptBlock{data: data, first: first}, deliver)
 	}
 	pool.Flush(deliver)
 	return fail
@@ -295,7 +295,6 @@ func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]
 
 // keptBlock is a block of kept lines and, once found, its lines with a wanted id.
 type keptBlock struct {
-	path  string
 	data  []byte
 	first int64 // line number of data's first line
 	hits  []keptHit
@@ -309,7 +308,7 @@ type keptHit struct {
 }
 
 // find parses the id of each line of the block and keeps the lines whose id is wanted.
-func (b keptBlock) find(idField string, want map[string]bool) keptBlock {
+func (b keptBlock) find(path, idField string, want map[string]bool) keptBlock {
 	data, num := b.data, b.first
 	for len(data) > 0 {
 		end := bytes.IndexByte(data, '\n') + 1
@@ -321,7 +320,7 @@ func (b keptBlock) find(idField string, want map[string]bool) keptBlock {
 		if len(bytes.TrimSpace(line)) > 0 {
 			id, hasID, err := jsonl.ParseID(line, idField)
 			if err != nil {
-				b.err = fmt.Errorf("%s:%d: invalid kept line: %w", b.path, num, err)
+				b.err = fmt.Errorf("%s:%d: invalid kept line: %w", path, num, err)
 				return b
 			}
 			if hasID && want[id] {
