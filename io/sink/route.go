@@ -225,13 +225,17 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 		case k:
 			// The record's own bytes and line ending; an unterminated last line gets '\n'
 			// so the next file's records start on their own line.
+			// Written as two pieces: kept's writer buffers them, so gathering them in buf
+			// first would copy every kept byte twice.
 			end := line[len(textfile.Content(line)):]
 			if len(end) == 0 {
 				end = []byte{'\n'}
 			}
-			buf = append(append(buf[:0], rec...), end...)
 			pt.NKept++
-			if _, err := kept.Write(buf); err != nil {
+			if _, err := kept.Write(rec); err != nil {
+				return err
+			}
+			if _, err := kept.Write(end); err != nil {
 				return err
 			}
 		case r && p.removed[ri].Kind == kindAnnotated:
