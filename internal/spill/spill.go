@@ -20,22 +20,72 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // flushBytes is how much a partition gathers in memory before it is appended to its
-// file: memory is bounded by partitions × flushBytes, and a file is opened once per
-// flushBytes written, never held open (a bundle may feed thousands of partitions).
+// file: a file is opened once per flushBytes written, never held open (a bundle may feed
+// thousands of partitions).
 const flushBytes = 256 << 10
+
+// RecordBytes is the size at which Extend closes a partition's record: records are the
+// unit a reader decodes at a time.
+const RecordBytes = 64 << 10
+
+// itemRoom is the free space Extend makes before each item: items are small (a band
+// entry is about 40 bytes), and a larger one only costs append's own growth. A buffer
+// with less than itemRoom left before flushBytes is full.
+const itemRoom = 256
+
+// headerBytes frame a record: its length, little-endian. A fixed width lets a record be
+// built in place (Extend) and its length written once it is complete.
+const headerBytes = 4
+
+// flushers is how many goroutines append full buffers to their files, and queued how
+// many full buffers each may have waiting: memory is bounded by partitions × flushBytes
+// (Extend's buffers; Append's records may pass it by one record) + flushers × (queued +
+// 1) × flushBytes.
+const (
+	flushers = 2
+	queued   = 8
+)
 
 // Writer appends length-framed records to one file per partition. Its files are named by
 // a random prefix, so the writers of concurrent bundles and of a retried bundle never
 // share a file: a reader is given only the files of bundles that committed.
+//
+// Full buffers are appended to their files by goroutines of the Writer's own, so the
+// caller never waits in open(2) or write(2) unless they fall behind. The caller is the
+// goroutine that feeds a bundle's per-core pool: while it waited there, the pool ran dry
+// (at 1M documents the band entries' 1,024 partitions fill at one pace and came due
+// together, leaving a core idle for a few tenths of a second each time).
 type Writer struct {
 	dir    string
 	prefix string
-	bufs   map[int][]byte
+	bufs   map[int][]byte // being filled, by partition: whole records, then any open one
+	open   map[int]int    // where each partition's open record starts in its buffer
 	paths  map[int]string
+	queues []chan appendJob // a partition's buffers go to queue p % flushers, in order
+	free   chan []byte      // written buffers, to be filled again
+	state  *appendState
+	closed bool
+	stop   runtime.Cleanup
+}
+
+// appendState is what the appending goroutines share with the Writer; it is not part of
+// the Writer, so that they do not keep a dropped Writer reachable.
+type appendState struct {
+	done sync.WaitGroup
+	err  atomic.Pointer[error] // the first failed append
+}
+
+// appendJob is one full buffer for the end of the file at path.
+type appendJob struct {
+	path string
+	buf  []byte
 }
 
 // NewWriter returns a writer of files in dir, which it creates when missing.
@@ -47,30 +97,43 @@ func NewWriter(dir string) (*Writer, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
-	return &Writer{dir: dir, prefix: hex.EncodeToString(b[:]), bufs: map[int][]byte{}, paths: map[int]string{}}, nil
+	w := &Writer{dir: dir, prefix: hex.EncodeToString(b[:]), bufs: map[int][]byte{}, open: map[int]int{}, paths: map[int]string{},
+		queues: make([]chan appendJob, flushers), free: make(chan []byte, flushers*(queued+1)), state: &appendState{}}
+	for i := range w.queues {
+		w.queues[i] = make(chan appendJob, queued)
+		w.state.done.Add(1)
+		go appendAll(w.queues[i], w.free, w.state)
+	}
+	// The goroutines hold the channels, not w: a Writer dropped on an error path without
+	// Close becomes unreachable, and its cleanup ends them.
+	w.stop = runtime.AddCleanup(w, closeAll, w.queues)
+	return w, nil
 }
 
-// Append adds one record to partition p's file.
-func (w *Writer) Append(p int, rec []byte) error {
-	b := binary.AppendUvarint(w.bufs[p], uint64(len(rec)))
-	b = append(b, rec...)
-	w.bufs[p] = b
-	if len(b) >= flushBytes {
-		return w.flush(p)
+func closeAll(queues []chan appendJob) {
+	for _, q := range queues {
+		close(q)
 	}
-	return nil
 }
 
-func (w *Writer) flush(p int) error {
-	b := w.bufs[p]
-	if len(b) == 0 {
-		return nil
+// appendAll appends each job's buffer to its file until the queue is closed; after the
+// first failure it only records it and frees the buffers.
+func appendAll(q <-chan appendJob, free chan<- []byte, st *appendState) {
+	defer st.done.Done()
+	for j := range q {
+		if st.err.Load() == nil {
+			if err := appendFile(j.path, j.buf); err != nil {
+				st.err.CompareAndSwap(nil, &err)
+			}
+		}
+		select {
+		case free <- j.buf[:0]:
+		default:
+		}
 	}
-	path, ok := w.paths[p]
-	if !ok {
-		path = filepath.Join(w.dir, fmt.Sprintf("%s-%d.spill", w.prefix, p))
-		w.paths[p] = path
-	}
+}
+
+func appendFile(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
 		return fmt.Errorf("spill: %w", err)
@@ -82,19 +145,120 @@ func (w *Writer) flush(p int) error {
 	if err != nil {
 		return fmt.Errorf("spill: %w", err) // an *os.PathError: it names the file
 	}
-	w.bufs[p] = b[:0]
 	return nil
 }
 
-// Close writes what is still buffered and returns the file of each partition that got a
-// record. The writer must not be used afterwards.
-func (w *Writer) Close() (map[int]string, error) {
-	for p := range w.bufs {
-		if err := w.flush(p); err != nil {
-			return nil, err
+// usable is the error that stops the Writer's use: Close was called, or an append
+// failed (the records since may be lost; Close reports it too).
+func (w *Writer) usable() error {
+	if w.closed {
+		return errors.New("spill: write after close")
+	}
+	if err := w.state.err.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// Append adds one record to partition p's file (closing p's open record first).
+func (w *Writer) Append(p int, rec []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	w.end(p)
+	b := binary.LittleEndian.AppendUint32(w.bufs[p], uint32(len(rec)))
+	w.bufs[p] = append(b, rec...)
+	if len(w.bufs[p]) >= flushBytes {
+		w.flush(p, true)
+	}
+	return nil
+}
+
+// Extend appends to partition p's open record what add appends to the slice it is given,
+// opening a record when p has none. A record ends once it holds RecordBytes, and at the
+// next Append or Close: when add appends whole items, every record holds whole items.
+// Building records in place spares the caller a batch of its own and a copy.
+func (w *Writer) Extend(p int, add func([]byte) []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	b := w.bufs[p]
+	if cap(b)-len(b) < itemRoom {
+		// Doubling, up to flushBytes: append grows a large slice by a quarter at a time.
+		b = slices.Grow(b, max(itemRoom, min(max(4<<10, len(b)), flushBytes-len(b))))
+	}
+	start, ok := w.open[p]
+	if !ok {
+		start = len(b)
+		b = append(b, make([]byte, headerBytes)...)
+		w.open[p] = start
+	}
+	b = add(b)
+	w.bufs[p] = b
+	if full := len(b)+itemRoom > flushBytes; full || len(b)-start-headerBytes >= RecordBytes {
+		w.end(p)
+		if full {
+			w.flush(p, true)
 		}
 	}
+	return nil
+}
+
+// end closes partition p's open record, if any, by writing its length.
+func (w *Writer) end(p int) {
+	start, ok := w.open[p]
+	if !ok {
+		return
+	}
+	b := w.bufs[p]
+	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-headerBytes))
+	delete(w.open, p)
+}
+
+// flush queues partition p's buffer, which holds only whole records, for its file. A
+// partition that goes on (refill) gets a new buffer of flushBytes, a written one when
+// there is one: it filled one and will fill the next. (A partition's first buffer grows
+// as it fills: most partitions of a small bundle never fill one.)
+func (w *Writer) flush(p int, refill bool) {
+	b := w.bufs[p]
+	w.bufs[p] = nil
+	if len(b) == 0 {
+		return
+	}
+	path, ok := w.paths[p]
+	if !ok {
+		path = filepath.Join(w.dir, fmt.Sprintf("%s-%d.spill", w.prefix, p))
+		w.paths[p] = path
+	}
+	w.queues[p%len(w.queues)] <- appendJob{path, b}
+	if !refill {
+		return
+	}
+	select {
+	case w.bufs[p] = <-w.free:
+	default:
+		w.bufs[p] = make([]byte, 0, flushBytes)
+	}
+}
+
+// Close writes what is still buffered, waits until every file is complete and returns
+// the file of each partition that got a record. The writer must not be used afterwards.
+func (w *Writer) Close() (map[int]string, error) {
+	if w.closed {
+		return nil, errors.New("spill: close after close")
+	}
+	for p := range w.bufs {
+		w.end(p)
+		w.flush(p, false)
+	}
+	w.closed = true
+	w.stop.Stop()
+	closeAll(w.queues)
+	w.state.done.Wait()
 	w.bufs = nil
+	if err := w.state.err.Load(); err != nil {
+		return nil, *err
+	}
 	return w.paths, nil
 }
 
@@ -118,14 +282,14 @@ func Read(path string, fn func(rec []byte) error) error {
 		readers.Put(r)
 	}()
 	var rec []byte
+	var header [headerBytes]byte
 	for n := 0; ; n++ {
-		size, err := binary.ReadUvarint(r)
-		if errors.Is(err, io.EOF) {
+		if _, err := io.ReadFull(r, header[:]); err == io.EOF {
 			return nil
-		}
-		if err != nil {
+		} else if err != nil {
 			return fmt.Errorf("spill: read %s, record %d: %w", path, n+1, err)
 		}
+		size := binary.LittleEndian.Uint32(header[:])
 		if cap(rec) < int(size) {
 			rec = make([]byte, size)
 		}

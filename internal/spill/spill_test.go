@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readAll returns the records of path, copied.
@@ -105,5 +109,105 @@ func TestEmptyWriterMakesNoFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("%d files left in the directory", len(entries))
+	}
+}
+
+// A buffer that cannot be appended (its directory is gone) fails a later Append or
+// Close with an error naming the file; nothing reports success over lost records.
+func TestFailedAppendIsReported(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spill")
+	w, err := NewWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	rec := bytes.Repeat([]byte("x"), 1000)
+	var appendErr error
+	for i := 0; i < 4*flushBytes/len(rec) && appendErr == nil; i++ {
+		appendErr = w.Append(3, rec)
+	}
+	paths, closeErr := w.Close()
+	if closeErr == nil || paths != nil {
+		t.Fatalf("Close = %v, %v; want an error", paths, closeErr)
+	}
+	for _, err := range []error{appendErr, closeErr} {
+		if err != nil && !strings.Contains(err.Error(), filepath.Join(dir, "")) {
+			t.Fatalf("error %q does not name the file", err)
+		}
+	}
+	if err := w.Append(3, rec); err == nil {
+		t.Fatal("Append after Close succeeded")
+	}
+}
+
+// TestDroppedWriterEndsItsGoroutines drops writers without closing them (an error path
+// of a bundle) and expects their appending goroutines to end.
+func TestDroppedWriterEndsItsGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	before := runtime.NumGoroutine()
+	for range 50 {
+		w, err := NewWriter(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Append(1, []byte("never closed"))
+	}
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines left after dropping 50 writers (%d before)", n, before)
+	}
+}
+
+// Records built in place by Extend come back whole and in order, among records added by
+// Append to the same partition: each holds whole items (here 5-byte items "i0042"), a
+// record ends once it reaches RecordBytes, and Append and Close end an open one.
+func TestExtendBuildsWholeRecords(t *testing.T) {
+	w, err := NewWriter(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int][]string{} // by partition: every item and appended record, in order
+	for i := range 60000 {
+		p := i % 4
+		if i%9999 == 0 {
+			rec := fmt.Sprintf("whole record %d", i)
+			if err := w.Append(p, []byte(rec)); err != nil {
+				t.Fatal(err)
+			}
+			want[p] = append(want[p], rec)
+			continue
+		}
+		item := fmt.Sprintf("i%04d", i%10000)
+		if err := w.Extend(p, func(b []byte) []byte { return append(b, item...) }); err != nil {
+			t.Fatal(err)
+		}
+		want[p] = append(want[p], item)
+	}
+	paths, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, items := range want {
+		var got []string
+		for _, rec := range readAll(t, paths[p]) {
+			if strings.HasPrefix(string(rec), "whole") {
+				got = append(got, string(rec))
+				continue
+			}
+			if len(rec)%5 != 0 || len(rec) > RecordBytes+5 {
+				t.Fatalf("partition %d: a record of %d bytes", p, len(rec))
+			}
+			for i := 0; i < len(rec); i += 5 {
+				got = append(got, string(rec[i:i+5]))
+			}
+		}
+		if !slices.Equal(got, items) {
+			t.Fatalf("partition %d: %d items and records back, want %d (or a difference in order)", p, len(got), len(items))
+		}
 	}
 }
