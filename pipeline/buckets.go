@@ -172,7 +172,7 @@ func (h Half) partition(n int) int {
 // so copies of one page collapse while they are read.
 func bandEntries(batch bandBatch) ([]BandEntry, error) {
 	acc := bandBatch{Items: batch.Items}
-	err := unspill(batch.Spilled, decodeBands, func(b bandBatch) { acc = appendBandEntries(acc, b) })
+	err := unspill(batch.Spilled, decodeBandRun, func(b bandBatch) { acc = appendBandEntries(acc, b) })
 	return acc.Items, err
 }
 

@@ -299,19 +299,41 @@ func decodeLocs(b []byte) (locBatch, error) {
 }
 
 func encodeBands(b bandBatch) []byte {
-	return encodeSpillable(b.Items, b.Spilled, 48*len(b.Items), func(e *encoder, be BandEntry) {
-		e.u64(be.Key)
-		e.u64(be.Set)
-		e.u64(be.Chk)
-		e.str(be.ID)
-	})
+	return encodeSpillable(b.Items, b.Spilled, 48*len(b.Items), putBand)
 }
 
 func decodeBands(b []byte) (bandBatch, error) {
-	items, files, err := decodeSpillableFrom(&decoder{b: b, whole: string(b)}, func(d *decoder) BandEntry {
-		return BandEntry{Key: d.u64(), Set: d.u64(), Chk: d.u64(), ID: d.str()}
-	})
+	items, files, err := decodeSpillableFrom(&decoder{b: b, whole: string(b)}, getBand)
 	return bandBatch{items, files}, err
+}
+
+func putBand(e *encoder, be BandEntry) {
+	e.u64(be.Key)
+	e.u64(be.Set)
+	e.u64(be.Chk)
+	e.str(be.ID)
+}
+
+func getBand(d *decoder) BandEntry {
+	return BandEntry{Key: d.u64(), Set: d.u64(), Chk: d.u64(), ID: d.str()}
+}
+
+// appendBand appends one band entry to a spilled run of them (featurizeFn.collect).
+func appendBand(b []byte, be BandEntry) []byte {
+	e := encoder{b}
+	putBand(&e, be)
+	return e.b
+}
+
+// decodeBandRun decodes a spilled record of band entries: entries one after the other,
+// built in place in the spill buffer (appendBand), so with no count before them.
+func decodeBandRun(b []byte) (bandBatch, error) {
+	d := decoder{b: b, whole: string(b)}
+	items := make([]BandEntry, 0, len(b)/32)
+	for len(d.b) > 0 && d.err == nil {
+		items = append(items, getBand(&d))
+	}
+	return bandBatch{Items: items}, d.err
 }
 
 func encodeEdges(b edgeBatch) []byte {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,28 @@ func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 	got := roundTrip(t, filesOnly, encodeHalves, decodeHalves)
 	assert.Empty(t, got.Items)
 	assert.Equal(t, filesOnly.Spilled, got.Spilled)
+}
+
+// A spilled run of band entries (appendBand, one after the other with no count) decodes
+// to the same entries; a run cut inside an entry is an error. (A run cut between entries
+// cannot reach the decoder: the spill file frames every record with its length.)
+func TestSpilledBandRunsDecode(t *testing.T) {
+	entries := []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Set: 7, Chk: 7, ID: "a longer id"}}
+	var run []byte
+	var ends []int
+	for _, be := range entries {
+		run = appendBand(run, be)
+		ends = append(ends, len(run))
+	}
+	got, err := decodeBandRun(run)
+	require.NoError(t, err)
+	assert.Equal(t, entries, got.Items)
+	for n := 1; n < len(run); n++ {
+		_, err := decodeBandRun(run[:n])
+		if slices.Contains(ends, n) {
+			assert.NoError(t, err, "cut after an entry, at %d", n)
+		} else {
+			assert.Error(t, err, "cut inside an entry, at %d of %d bytes", n, len(run))
+		}
+	}
 }

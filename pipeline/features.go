@@ -211,7 +211,7 @@ func (f *featurizeFn) ProcessElement(d record.Doc, emitSet func(int, setBatch), 
 func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBatch), emitBand func(int, bandBatch)) error {
 	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
 	f.sets.Flush(func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
-	f.bands.Flush(func(p int, items []BandEntry) { f.emitBands(p, items, emitBand) })
+	f.bands.Flush(func(p int, items []BandEntry) { emitBand(p, bandBatch{Items: items}) })
 	if err := f.spill.close(func(p int, path string) { emitBand(p, bandBatch{Spilled: []string{path}}) }); err != nil {
 		return err
 	}
@@ -225,21 +225,18 @@ func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBat
 	return nil
 }
 
-// emitBands sends one partition's batch of band entries on, or to its spill file.
-func (f *featurizeFn) emitBands(p int, items []BandEntry, emitBand func(int, bandBatch)) {
-	sendOrSpill(&f.spill, p, bandBatch{Items: items}, encodeBands, emitBand)
-	if f.spill.Dir != "" {
-		f.bands.Reuse(p, items) // encoded into the spill buffer: the slice is free again
-	}
-}
-
 // collect adds one document's results to the bundle's batches and counter sums.
 func (f *featurizeFn) collect(r features, emitSet func(int, setBatch), emitBand func(int, bandBatch)) {
 	key := r.set
 	f.sets.Add(partOfHash(key.Hash, f.Partitions), key, func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
 	for _, bk := range r.bandKeys {
-		f.bands.Add(partOfHash(bk, f.Partitions), BandEntry{Key: bk, Set: key.Hash, Chk: key.Check, ID: key.ID},
-			func(p int, items []BandEntry) { f.emitBands(p, items, emitBand) })
+		p, be := partOfHash(bk, f.Partitions), BandEntry{Key: bk, Set: key.Hash, Chk: key.Check, ID: key.ID}
+		if f.spill.Dir != "" {
+			// Encoded straight into the partition's spill buffer: no batch to grow, no copy.
+			f.spill.extend(p, func(b []byte) []byte { return appendBand(b, be) })
+			continue
+		}
+		f.bands.Add(p, be, func(p int, items []BandEntry) { emitBand(p, bandBatch{Items: items}) })
 	}
 	if r.capped {
 		f.count.capped++

@@ -71,15 +71,24 @@ type spiller struct {
 
 // add appends one encoded batch to partition p's file.
 func (s *spiller) add(p int, rec []byte) {
-	if s.err != nil {
-		return
+	if s.writer() {
+		s.err = s.w.Append(p, rec)
 	}
-	if s.w == nil {
-		if s.w, s.err = spill.NewWriter(s.Dir); s.err != nil {
-			return
-		}
+}
+
+// extend appends what add appends to partition p's open record (spill.Writer.Extend).
+func (s *spiller) extend(p int, add func([]byte) []byte) {
+	if s.writer() {
+		s.err = s.w.Extend(p, add)
 	}
-	s.err = s.w.Append(p, rec)
+}
+
+// writer reports whether the bundle's writer is there to use, making it on first use.
+func (s *spiller) writer() bool {
+	if s.err == nil && s.w == nil {
+		s.w, s.err = spill.NewWriter(s.Dir)
+	}
+	return s.err == nil
 }
 
 // close ends the bundle's files and passes each partition's file, in partition order,

@@ -17,24 +17,12 @@ func New[T any](partitions, max int) *ByPartition[T] {
 }
 
 // Add appends x to partition p, emitting the partition's batch when it is full. The
-// emitted slice belongs to emit: the buffer never touches it again, unless emit hands
-// it back with Reuse.
+// emitted slice belongs to emit: the buffer never touches it again.
 func (b *ByPartition[T]) Add(p int, x T, emit func(int, []T)) {
 	b.parts[p] = append(b.parts[p], x)
 	if items := b.parts[p]; len(items) >= b.max {
 		b.parts[p] = nil
 		emit(p, items)
-	}
-}
-
-// Reuse gives an emitted batch's memory back to partition p, for an emit that consumed
-// the items at once (encoded them, say) and keeps no reference: the partition then
-// refills it instead of growing a new slice from nothing. Only Add's emits may reuse;
-// Flush drops its batches, so an idle buffer holds no memory.
-func (b *ByPartition[T]) Reuse(p int, items []T) {
-	if b.parts[p] == nil {
-		clear(items) // drop references the items hold until they are overwritten
-		b.parts[p] = items[:0]
 	}
 }
 

@@ -59,29 +59,3 @@ func TestEmittedSliceIsOwnedByEmit(t *testing.T) {
 		t.Fatalf("batches %v", all)
 	}
 }
-
-func TestReuseRefillsTheEmittedSlice(t *testing.T) {
-	b := New[int](2, 3)
-	var first []int
-	emitted := 0
-	reuse := func(p int, items []int) {
-		emitted++
-		if first == nil {
-			first = items
-		} else if &items[0] != &first[0] {
-			t.Fatalf("batch %d: a new slice, not the reused one", emitted)
-		}
-		b.Reuse(p, items)
-	}
-	for i := range 9 {
-		b.Add(0, i, reuse)
-	}
-	if emitted != 3 {
-		t.Fatalf("%d batches, want 3", emitted)
-	}
-	b.Add(0, 9, reuse)
-	b.Flush(reuse)
-	if b.parts[0] != nil {
-		t.Fatal("Flush keeps a reused slice: an idle buffer must hold no memory")
-	}
-}
