@@ -31,9 +31,9 @@ import (
 // thousands of partitions).
 const flushBytes = 256 << 10
 
-// RecordBytes is the size at which Extend closes a partition's record: records are the
+// recordBytes is the size at which Extend closes a partition's record: records are the
 // unit a reader decodes at a time.
-const RecordBytes = 64 << 10
+const recordBytes = 64 << 10
 
 // itemRoom is the free space Extend makes before each item: items are small (a band
 // entry is about 40 bytes), and a larger one only costs append's own growth. A buffer
@@ -175,7 +175,7 @@ func (w *Writer) Append(p int, rec []byte) error {
 }
 
 // Extend appends to partition p's open record what add appends to the slice it is given,
-// opening a record when p has none. A record ends once it holds RecordBytes, and at the
+// opening a record when p has none. A record ends once it holds recordBytes, and at the
 // next Append or Close: when add appends whole items, every record holds whole items.
 // Building records in place spares the caller a batch of its own and a copy.
 func (w *Writer) Extend(p int, add func([]byte) []byte) error {
@@ -195,7 +195,7 @@ func (w *Writer) Extend(p int, add func([]byte) []byte) error {
 	}
 	b = add(b)
 	w.bufs[p] = b
-	if full := len(b)+itemRoom > flushBytes; full || len(b)-start-headerBytes >= RecordBytes {
+	if full := len(b)+itemRoom > flushBytes; full || len(b)-start-headerBytes >= recordBytes {
 		w.end(p)
 		if full {
 			w.flush(p, true)

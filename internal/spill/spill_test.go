@@ -165,7 +165,7 @@ func TestDroppedWriterEndsItsGoroutines(t *testing.T) {
 
 // Records built in place by Extend come back whole and in order, among records added by
 // Append to the same partition: each holds whole items (here 5-byte items "i0042"), a
-// record ends once it reaches RecordBytes, and Append and Close end an open one.
+// record ends once it reaches recordBytes, and Append and Close end an open one.
 func TestExtendBuildsWholeRecords(t *testing.T) {
 	w, err := NewWriter(t.TempDir())
 	if err != nil {
@@ -199,7 +199,7 @@ func TestExtendBuildsWholeRecords(t *testing.T) {
 				got = append(got, string(rec))
 				continue
 			}
-			if len(rec)%5 != 0 || len(rec) > RecordBytes+5 {
+			if len(rec)%5 != 0 || len(rec) > recordBytes+5 {
 				t.Fatalf("partition %d: a record of %d bytes", p, len(rec))
 			}
 			for i := 0; i < len(rec); i += 5 {
