@@ -38,6 +38,16 @@ func ParseRecord(raw []byte, idField, textField string) (Record, error) {
 	return p.parse()
 }
 
+// ParseRecordInPlace is ParseRecord for a caller that gives raw away: the returned
+// strings may share raw's memory, and escaped strings are decoded over their encoding in
+// raw, so nothing is copied. raw must not be written again, nor read again as the
+// record, by anyone; the strings keep all of raw's memory alive, so a caller that keeps
+// one of them (the id, say) long after the text should copy it.
+func ParseRecordInPlace(raw []byte, idField, textField string) (Record, error) {
+	p := parser{s: scanner{b: raw, inPlace: true}, idField: idField, textField: textField}
+	return p.parse()
+}
+
 // ParseID extracts only the id field of one JSON object record (as Parse does), for
 // callers that look for a few ids among many records: no text is decoded. The record is
 // still validated, but a missing or non-string text is not an error here.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,7 +58,35 @@ func TestParseGood(t *testing.T) {
 			id, hasID, err = ParseID([]byte(tc.raw), "id")
 			require.NoError(t, err)
 			assert.Equal(t, []any{tc.id, tc.hasID}, []any{id, hasID}, "ParseID")
+
+			in, err := ParseRecordInPlace([]byte(tc.raw), "id", "text")
+			require.NoError(t, err)
+			assert.Equal(t, r, in, "in place")
 		})
+	}
+}
+
+// In place, a text shares the record's memory, decoded over its own escapes; a text
+// whose invalid bytes grow into U+FFFD cannot be, and is decoded into memory of its own.
+func TestParseInPlaceSharesTheRecord(t *testing.T) {
+	within := func(s string, raw []byte) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		b := uintptr(unsafe.Pointer(&raw[0]))
+		return p >= b && p+uintptr(len(s)) <= b+uintptr(len(raw))
+	}
+	for _, tc := range []struct {
+		raw, text string
+		shared    bool
+	}{
+		{`{"id": "a", "text": "plain words"}`, "plain words", true},
+		{`{"text": "two\nlines \u00e9\ud83d\ude00 \"q\"", "id": "b"}`, "two\nlines é😀 \"q\"", true},
+		{"{\"text\": \"bad \xff byte\\n\"}", "bad \uFFFD byte\n", false},
+	} {
+		raw := []byte(tc.raw)
+		r, err := ParseRecordInPlace(raw, "id", "text")
+		require.NoError(t, err)
+		assert.Equal(t, tc.text, r.Text)
+		assert.Equal(t, tc.shared, within(r.Text, raw), "%s: text shares the record", tc.raw)
 	}
 }
 
@@ -160,7 +189,8 @@ func TestHugeRecord(t *testing.T) {
 // oracle decodes a record with encoding/json: the independent reference for ParseRecord.
 func oracle(raw []byte, idField, textField string) (text any, textOK bool, id any, idOK bool, obj bool) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	// A top-level null unmarshals into a nil map without an error; it is no object.
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, false, nil, false, false
 	}
 	decode := func(k string) (any, bool) {
@@ -192,6 +222,9 @@ func FuzzParseMatchesEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := ParseRecord(raw, "id", "text")
+		in, inErr := ParseRecordInPlace(bytes.Clone(raw), "id", "text")
+		require.Equal(t, err, inErr, "in place")
+		require.Equal(t, r, in, "in place")
 		valid := json.Valid(raw)
 		if err != nil && strings.HasPrefix(err.Error(), "invalid JSON") {
 			require.False(t, valid, "rejected valid JSON: %v", err)

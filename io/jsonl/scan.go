@@ -14,6 +14,9 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// inPlace: the record's bytes are the caller's to give away (ParseRecordInPlace), so
+	// decoded strings share them, and escapes are decoded over their own encoding.
+	inPlace bool
 }
 
 func (s *scanner) eof() bool { return s.i >= len(s.b) }
@@ -258,7 +261,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // str scans a string starting at its opening quote. With decode it returns the decoded
 // value and whether replacement characters were inserted. The common case, a string with
-// no escapes and valid UTF-8, costs one scan and one copy.
+// no escapes and valid UTF-8, costs one scan and one copy (none in place).
 func (s *scanner) str(decode bool) (string, bool, error) {
 	s.i++ // opening quote
 	start := s.i
@@ -280,6 +283,9 @@ func (s *scanner) str(decode bool) (string, bool, error) {
 		return "", false, nil
 	}
 	if seen < utf8.RuneSelf || utf8.Valid(raw) {
+		if s.inPlace {
+			return ownedString(raw), false, nil
+		}
 		return string(raw), false, nil
 	}
 	out, bad := unescape(make([]byte, 0, len(raw)+8), raw)
@@ -338,7 +344,17 @@ func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
 			if !decode {
 				return "", false, nil
 			}
-			out, bad := unescape(make([]byte, 0, len(raw)), raw)
+			var buf []byte
+			if s.inPlace && utf8.Valid(raw) {
+				// Every escape decodes to fewer bytes than it takes, and a run between
+				// escapes is copied as it is, so the output never overtakes the input:
+				// raw can be decoded over itself. Only an invalid byte grows (to the
+				// three of U+FFFD), hence the check.
+				buf = raw[:0]
+			} else {
+				buf = make([]byte, 0, len(raw))
+			}
+			out, bad := unescape(buf, raw)
 			return ownedString(out), bad, nil
 		case c == '\\':
 			s.i++

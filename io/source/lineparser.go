@@ -9,6 +9,8 @@ import (
 
 // arenaBytes is the size of the blocks lines are copied into for the parsing pool: one
 // allocation per block instead of one per line, and nothing for the collector to scan.
+// A block is never reused: the records parsed from its lines share its memory (their
+// texts are decoded in place), and the collector frees it with the last of them.
 const arenaBytes = 256 << 10
 
 // lineParser parses a file's lines on one goroutine per core and delivers their records
@@ -30,7 +32,8 @@ type rawLine struct {
 func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) *lineParser {
 	return &lineParser{
 		pool: ordered.New(runtime.GOMAXPROCS(0), 64, func() func(rawLine) parsed {
-			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num) }
+			// A line's bytes in the arena are never written again: its record owns them.
+			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num, true) }
 		}),
 		deliver: func(p parsed) { p.deliver(st, doc, reject) },
 	}

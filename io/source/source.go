@@ -16,6 +16,8 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/jsonl"
@@ -196,7 +198,7 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 
 // parseLine turns physical line num of file into a Doc or a Rejected.
 func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stats, doc func(record.Doc), reject func(int64, string)) {
-	parseRecord(file, format, cfg, line, num).deliver(st, doc, reject)
+	parseRecord(file, format, cfg, line, num, false).deliver(st, doc, reject)
 }
 
 // parsed is what one line turned into: a Doc, or the reason it was rejected.
@@ -207,22 +209,35 @@ type parsed struct {
 	reason string // set when rejected
 }
 
-// parseRecord parses physical line num of file. It keeps nothing of line.
-func parseRecord(file, format string, cfg Config, line []byte, num int64) parsed {
+// parseRecord parses physical line num of file. Unless owned, it keeps nothing of line.
+// An owned line is memory the caller gives away (never written or reused again): the
+// text is then decoded in place and shares it, which saves copying the corpus once more;
+// the id, which later steps keep long after the text is gone, is still copied, so that
+// it does not keep the line's memory alive.
+func parseRecord(file, format string, cfg Config, line []byte, num int64, owned bool) parsed {
 	rec := textfile.Record(line, num)
 	if textfile.IsBlank(rec) {
 		return parsed{num: num, reason: ReasonEmptyLine}
 	}
 	p := parsed{doc: record.Doc{File: file, Line: num}, num: num}
 	if format == FormatJSONL {
-		r, err := jsonl.ParseRecord(rec, cfg.IDField, cfg.TextField)
+		parse := jsonl.ParseRecord
+		if owned {
+			parse = jsonl.ParseRecordInPlace
+		}
+		r, err := parse(rec, cfg.IDField, cfg.TextField)
 		if err != nil {
 			return parsed{num: num, reason: err.Error()}
 		}
 		p.doc.Text, p.bad = r.Text, r.InvalidUTF8
 		if r.HasID && r.ID != "" {
 			p.doc.ID = r.ID
+			if owned {
+				p.doc.ID = strings.Clone(r.ID)
+			}
 		}
+	} else if owned && utf8.Valid(rec) {
+		p.doc.Text = unsafe.String(unsafe.SliceData(rec), len(rec))
 	} else {
 		p.doc.Text, p.bad = textfile.Text(rec)
 	}
