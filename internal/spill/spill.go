@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -166,7 +165,11 @@ func (w *Writer) Append(p int, rec []byte) error {
 		return err
 	}
 	w.end(p)
-	b := binary.LittleEndian.AppendUint32(w.bufs[p], uint32(len(rec)))
+	b := w.bufs[p]
+	if b == nil {
+		b = w.buffer()
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec)))
 	w.bufs[p] = append(b, rec...)
 	if len(w.bufs[p]) >= flushBytes {
 		w.flush(p, true)
@@ -183,9 +186,8 @@ func (w *Writer) Extend(p int, add func([]byte) []byte) error {
 		return err
 	}
 	b := w.bufs[p]
-	if cap(b)-len(b) < itemRoom {
-		// Doubling, up to flushBytes: append grows a large slice by a quarter at a time.
-		b = slices.Grow(b, max(itemRoom, min(max(4<<10, len(b)), flushBytes-len(b))))
+	if b == nil {
+		b = w.buffer()
 	}
 	start, ok := w.open[p]
 	if !ok {
@@ -215,10 +217,24 @@ func (w *Writer) end(p int) {
 	delete(w.open, p)
 }
 
+// buffer is an empty buffer of flushBytes for a partition: a written one when there is
+// one. A partition's buffer is never grown by doubling: at 100k documents the doubling
+// of 256 partitions' first buffers allocated twice and copied once the band entries'
+// volume, in fresh memory: 8% of the job's CPU. The pages of a buffer made from fresh
+// memory are only touched as it fills, so a partition with little to write costs
+// little more than its bytes.
+func (w *Writer) buffer() []byte {
+	select {
+	case b := <-w.free:
+		return b
+	default:
+		return make([]byte, 0, flushBytes)
+	}
+}
+
 // flush queues partition p's buffer, which holds only whole records, for its file. A
-// partition that goes on (refill) gets a new buffer of flushBytes, a written one when
-// there is one: it filled one and will fill the next. (A partition's first buffer grows
-// as it fills: most partitions of a small bundle never fill one.)
+// partition that goes on (refill) gets a new buffer right away: it filled one and will
+// fill the next.
 func (w *Writer) flush(p int, refill bool) {
 	b := w.bufs[p]
 	w.bufs[p] = nil
@@ -231,13 +247,8 @@ func (w *Writer) flush(p int, refill bool) {
 		w.paths[p] = path
 	}
 	w.queues[p%len(w.queues)] <- appendJob{path, b}
-	if !refill {
-		return
-	}
-	select {
-	case w.bufs[p] = <-w.free:
-	default:
-		w.bufs[p] = make([]byte, 0, flushBytes)
+	if refill {
+		w.bufs[p] = w.buffer()
 	}
 }
 
