@@ -168,19 +168,27 @@ func (h Half) partition(n int) int {
 }
 
 // bandEntries returns a partition's band entries: those in the batch and those in its
-// spill files, in no particular order. They are gathered by the combiner's own function,
+// spill files, in no particular order. The spilled ones are decoded straight into one
+// slice, sized once from the files (a decoded entry takes about as many bytes as its
+// encoding, the id's included), and compacted as the combiner compacts (compactGathered),
 // so copies of one page collapse while they are read.
 func bandEntries(batch bandBatch) ([]BandEntry, error) {
-	acc := bandBatch{Items: batch.Items}
-	err := unspill(batch.Spilled, decodeBandRun, func(b bandBatch) { acc = appendBandEntries(acc, b) })
-	return acc.Items, err
+	entries := slices.Grow(batch.Items, spilledBytes(batch.Spilled)/32)
+	err := eachSpilled(batch.Spilled, func(rec []byte) error {
+		n := len(entries)
+		var err error
+		entries, err = appendBandRun(entries, rec)
+		entries = compactGathered(entries, n)
+		return err
+	})
+	return entries, err
 }
 
 // compactBandEntries sorts band entries by (band key, set) and keeps one entry per
 // (band key, set): the one with the smallest id. It is the same whatever order the
 // entries arrived in.
 func compactBandEntries(entries []BandEntry) []BandEntry {
-	sortBandEntries(entries)
+	entries = sortBandEntries(entries)
 	return slices.CompactFunc(entries, func(a, b BandEntry) bool { return a.Key == b.Key && a.Set == b.Set && a.Chk == b.Chk })
 }
 
@@ -204,12 +212,13 @@ func compareBandEntries(a, b BandEntry) int {
 // counting pass on the top bits puts each entry in a group of about eight, and only
 // those small groups are sorted by comparison: about a third of a comparison sort's
 // cost, which was most of bucketing a partition. Copies of one band key stay in one
-// group, sorted like any other.
-func sortBandEntries(entries []BandEntry) {
+// group, sorted like any other. The entries are sorted into a new slice, which is
+// returned (a small one is sorted in place).
+func sortBandEntries(entries []BandEntry) []BandEntry {
 	n := len(entries)
 	if n < 256 {
 		slices.SortFunc(entries, compareBandEntries)
-		return
+		return entries
 	}
 	b := bits.Len(uint(n / 8))
 	shift := 64 - b
@@ -232,7 +241,7 @@ func sortBandEntries(entries []BandEntry) {
 			slices.SortFunc(sorted[start[g]:start[g+1]], compareBandEntries)
 		}
 	}
-	copy(entries, sorted)
+	return sorted
 }
 
 // compactFrom is the gathered size from which the band combiner collapses identical
@@ -246,10 +255,15 @@ const compactFrom = 1 << 20
 // gathering (the smallest id, as bucketFn would) means two million copies put one entry,
 // not two million, in each of those partitions.
 func appendBandEntries(a, b bandBatch) bandBatch {
-	n, m := len(a.Items), len(a.Items)+len(b.Items)
-	out := append(a.Items, b.Items...)
-	if m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
-		out = compactBandEntries(out)
+	n := len(a.Items)
+	return bandBatch{Items: compactGathered(append(a.Items, b.Items...), n), Spilled: append(a.Spilled, b.Spilled...)}
+}
+
+// compactGathered compacts entries, which held n before the latest were gathered, each
+// time their count passes a power of two from compactFrom on.
+func compactGathered(entries []BandEntry, n int) []BandEntry {
+	if m := len(entries); m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
+		return compactBandEntries(entries)
 	}
-	return bandBatch{Items: out, Spilled: append(a.Spilled, b.Spilled...)}
+	return entries
 }

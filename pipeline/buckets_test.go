@@ -295,7 +295,7 @@ func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
 			}
 			want := slices.Clone(entries)
 			slices.SortFunc(want, compareBandEntries)
-			sortBandEntries(entries)
+			entries = sortBandEntries(entries)
 			require.Equal(t, want, entries, "n=%d %s", n, shape)
 		}
 	}

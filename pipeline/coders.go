@@ -325,15 +325,15 @@ func appendBand(b []byte, be BandEntry) []byte {
 	return e.b
 }
 
-// decodeBandRun decodes a spilled record of band entries: entries one after the other,
-// built in place in the spill buffer (appendBand), so with no count before them.
-func decodeBandRun(b []byte) (bandBatch, error) {
+// appendBandRun appends the entries of a spilled record of band entries to items: entries
+// one after the other, built in place in the spill buffer (appendBand), so with no
+// count before them.
+func appendBandRun(items []BandEntry, b []byte) ([]BandEntry, error) {
 	d := decoder{b: b, whole: string(b)}
-	items := make([]BandEntry, 0, len(b)/32)
 	for len(d.b) > 0 && d.err == nil {
 		items = append(items, getBand(&d))
 	}
-	return bandBatch{Items: items}, d.err
+	return items, d.err
 }
 
 func encodeEdges(b edgeBatch) []byte {

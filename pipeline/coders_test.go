@@ -61,11 +61,12 @@ func TestSpilledBandRunsDecode(t *testing.T) {
 		run = appendBand(run, be)
 		ends = append(ends, len(run))
 	}
-	got, err := decodeBandRun(run)
+	before := []BandEntry{{Key: 9, ID: "already there"}}
+	got, err := appendBandRun(slices.Clone(before), run)
 	require.NoError(t, err)
-	assert.Equal(t, entries, got.Items)
+	assert.Equal(t, append(before, entries...), got)
 	for n := 1; n < len(run); n++ {
-		_, err := decodeBandRun(run[:n])
+		_, err := appendBandRun(nil, run[:n])
 		if slices.Contains(ends, n) {
 			assert.NoError(t, err, "cut after an entry, at %d", n)
 		} else {

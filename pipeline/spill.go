@@ -125,15 +125,37 @@ func sendOrSpill[B any](s *spiller, p int, b B, encode func(B) []byte, emit func
 	s.add(p, encode(b))
 }
 
+// spilledBytes is the size of the spill files at paths; a file it cannot stat counts
+// nothing (reading it reports the error).
+func spilledBytes(paths []string) int {
+	n := int64(0)
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			n += st.Size()
+		}
+	}
+	return int(n)
+}
+
 // unspill passes every batch in the spill files paths to fn, decoded.
 func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) error {
+	return eachSpilled(paths, func(rec []byte) error {
+		b, err := decode(rec)
+		if err == nil {
+			fn(b)
+		}
+		return err
+	})
+}
+
+// eachSpilled calls fn with every record of the spill files paths, in order; an error
+// names the file.
+func eachSpilled(paths []string, fn func(rec []byte) error) error {
 	for _, path := range paths {
 		err := spill.Read(path, func(rec []byte) error {
-			b, err := decode(rec)
-			if err != nil {
+			if err := fn(rec); err != nil {
 				return fmt.Errorf("read spilled batch %s: %w", path, err)
 			}
-			fn(b)
 			return nil
 		})
 		if err != nil {
