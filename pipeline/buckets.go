@@ -169,9 +169,10 @@ func (h Half) partition(n int) int {
 
 // bandEntries returns a partition's band entries: those in the batch and those in its
 // spill files, in no particular order. The spilled ones are decoded straight into one
-// slice, sized once from the files (a decoded entry takes about as many bytes as its
-// encoding, the id's included), and compacted as the combiner compacts (compactGathered),
-// so copies of one page collapse while they are read.
+// slice, sized once from the files' bytes (an encoded entry is 24 bytes, the id's length
+// and the id: about 32 with a short id; a longer one only makes the estimate generous),
+// and compacted as the combiner compacts (compactGathered), so copies of one page
+// collapse while they are read.
 func bandEntries(batch bandBatch) ([]BandEntry, error) {
 	entries := slices.Grow(batch.Items, spilledBytes(batch.Spilled)/32)
 	err := eachSpilled(batch.Spilled, func(rec []byte) error {
