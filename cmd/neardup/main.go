@@ -43,14 +43,18 @@ func main() {
 		os.Exit(2)
 	}
 	name, args := os.Args[1], os.Args[2:]
-	if path := os.Getenv("NEARDUP_CPUPROFILE"); path != "" {
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "neardup: %v\n", err)
-			os.Exit(1)
+	for _, p := range []struct {
+		env   string
+		start func(string) error
+	}{{"NEARDUP_CPUPROFILE", startCPUProfile}, {"NEARDUP_TRACE", startTrace}} {
+		if path := os.Getenv(p.env); path != "" {
+			if err := p.start(path); err != nil {
+				fmt.Fprintf(os.Stderr, "neardup: %s: %v\n", p.env, err)
+				exit(1)
+			}
 		}
-		defer stop()
 	}
+	defer stopProfile()
 	if path := os.Getenv("NEARDUP_MEMPROFILE"); path != "" {
 		startHeapProfiles(path, time.Second)
 	}

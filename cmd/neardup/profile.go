@@ -1,32 +1,61 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
-// stopProfile is run before an error exit, since os.Exit skips deferred calls.
+// stopProfile ends the CPU profile and the execution trace, whichever were started; it
+// is run before an error exit too, since os.Exit skips deferred calls.
 var stopProfile = func() {}
 
-// startCPUProfile writes a CPU profile to path (NEARDUP_CPUPROFILE) until stop is called:
+// atStop adds stop to what stopProfile ends.
+func atStop(stop func()) {
+	prev := stopProfile
+	stopProfile = func() {
+		prev()
+		stop()
+	}
+}
+
+// startCPUProfile writes a CPU profile to path (NEARDUP_CPUPROFILE) until stopProfile:
 // the measurements in BENCHMARKS.md name where the time goes with it.
-func startCPUProfile(path string) (stop func(), err error) {
+func startCPUProfile(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("NEARDUP_CPUPROFILE: %w", err)
+		return err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("NEARDUP_CPUPROFILE: %w", err)
+		return err
 	}
-	stopProfile = func() {
+	atStop(func() {
 		pprof.StopCPUProfile()
 		f.Close()
+	})
+	return nil
+}
+
+// startTrace writes a Go execution trace to path (NEARDUP_TRACE) until stopProfile. It
+// shows what a CPU profile cannot: when a core sits idle and what each goroutine waited
+// for (go tool trace).
+func startTrace(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
-	return stopProfile, nil
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return err
+	}
+	atStop(func() {
+		trace.Stop()
+		f.Close()
+	})
+	return nil
 }
 
 // startHeapProfiles writes a heap profile to path every interval (NEARDUP_MEMPROFILE),
