@@ -178,7 +178,7 @@ func bandEntries(batch bandBatch) ([]BandEntry, error) {
 	err := eachSpilled(batch.Spilled, func(rec []byte) error {
 		n := len(entries)
 		var err error
-		entries, err = appendBandRun(entries, rec)
+		entries, err = appendRun(entries, rec, getBand)
 		entries = compactGathered(entries, n)
 		return err
 	})

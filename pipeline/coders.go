@@ -325,13 +325,13 @@ func appendBand(b []byte, be BandEntry) []byte {
 	return e.b
 }
 
-// appendBandRun appends the entries of a spilled record of band entries to items: entries
-// one after the other, built in place in the spill buffer (appendBand), so with no
-// count before them.
-func appendBandRun(items []BandEntry, b []byte) ([]BandEntry, error) {
+// appendRun appends the items of a spilled record to items: items one after the other,
+// built in place in the spill buffer (appendBand, appendHalf), so with no count before
+// them.
+func appendRun[T any](items []T, b []byte, get func(*decoder) T) ([]T, error) {
 	d := decoder{b: b, whole: string(b)}
 	for len(d.b) > 0 && d.err == nil {
-		items = append(items, getBand(&d))
+		items = append(items, get(&d))
 	}
 	return items, d.err
 }
@@ -358,20 +358,32 @@ func encodeHalves(b halfBatch) []byte {
 	for _, h := range b.Items {
 		size += len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24
 	}
-	return encodeSpillable(b.Items, b.Spilled, size, func(e *encoder, h Half) {
-		e.str(h.U)
-		e.str(h.V)
-		e.str(h.Node)
-		e.hashes(h.Hashes)
-		e.varint(h.Length)
-	})
+	return encodeSpillable(b.Items, b.Spilled, size, putHalf)
 }
 
 func decodeHalves(b []byte) (halfBatch, error) {
-	items, files, err := decodeSpillable(b, func(d *decoder) Half {
-		return Half{U: d.str(), V: d.str(), Node: d.str(), Hashes: d.hashes(), Length: d.varint()}
-	})
+	items, files, err := decodeSpillable(b, getHalf)
 	return halfBatch{items, files}, err
+}
+
+// putHalf and getHalf code one half, for the runner's coder and for spilled runs alike.
+func putHalf(e *encoder, h Half) {
+	e.str(h.U)
+	e.str(h.V)
+	e.str(h.Node)
+	e.hashes(h.Hashes)
+	e.varint(h.Length)
+}
+
+func getHalf(d *decoder) Half {
+	return Half{U: d.str(), V: d.str(), Node: d.str(), Hashes: d.hashes(), Length: d.varint()}
+}
+
+// appendHalf appends one half to a spilled run of them (rereadFn).
+func appendHalf(b []byte, h Half) []byte {
+	e := encoder{b}
+	putHalf(&e, h)
+	return e.b
 }
 
 func encodeFates(b fateBatch) []byte {

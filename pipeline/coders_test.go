@@ -50,27 +50,35 @@ func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 	assert.Equal(t, filesOnly.Spilled, got.Spilled)
 }
 
-// A spilled run of band entries (appendBand, one after the other with no count) decodes
-// to the same entries; a run cut inside an entry is an error. (A run cut between entries
-// cannot reach the decoder: the spill file frames every record with its length.)
-func TestSpilledBandRunsDecode(t *testing.T) {
-	entries := []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Set: 7, Chk: 7, ID: "a longer id"}}
+// A spilled run of band entries (appendBand) or of halves (appendHalf), one item after
+// the other with no count, decodes to the same items; a run cut inside an item is an
+// error. (A run cut between items cannot reach the decoder: the spill file frames every
+// record with its length.)
+func TestSpilledRunsDecode(t *testing.T) {
+	checkRun(t, []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Set: 7, Chk: 7, ID: "a longer id"}},
+		BandEntry{Key: 9, ID: "already there"}, appendBand, getBand)
+	checkRun(t, []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
+		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}},
+		Half{U: "x", V: "y", Node: "y", Hashes: []uint64{3}}, appendHalf, getHalf)
+}
+
+func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T) []byte, get func(*decoder) T) {
+	t.Helper()
 	var run []byte
 	var ends []int
-	for _, be := range entries {
-		run = appendBand(run, be)
+	for _, it := range items {
+		run = appendItem(run, it)
 		ends = append(ends, len(run))
 	}
-	before := []BandEntry{{Key: 9, ID: "already there"}}
-	got, err := appendBandRun(slices.Clone(before), run)
+	got, err := appendRun([]T{first}, run, get)
 	require.NoError(t, err)
-	assert.Equal(t, append(before, entries...), got)
+	assert.Equal(t, append([]T{first}, items...), got)
 	for n := 1; n < len(run); n++ {
-		_, err := appendBandRun(nil, run[:n])
+		_, err := appendRun(nil, run[:n], get)
 		if slices.Contains(ends, n) {
-			assert.NoError(t, err, "cut after an entry, at %d", n)
+			assert.NoError(t, err, "cut after an item, at %d", n)
 		} else {
-			assert.Error(t, err, "cut inside an entry, at %d of %d bytes", n, len(run))
+			assert.Error(t, err, "cut inside an item, at %d of %d bytes", n, len(run))
 		}
 	}
 }

@@ -124,9 +124,10 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 
 // rereadFn reads one input file again and shingles the lines candidates asked for. A
 // document's shingle hashes go to each of its pairs' partitions, so the halves outweigh
-// the band entries per candidate: with SpillDir set they go through spill files (see
-// spill.go). The file is read on the bundle's goroutine and its lines are shingled on a
-// pool of one goroutine per core, in file order (a one-file corpus is one element).
+// the band entries per candidate: with SpillDir set each is encoded straight into its
+// partition's spill file (see spill.go), as featurizeFn's band entries are. The file is
+// read on the bundle's goroutine and the wanted lines are parsed and shingled on pools
+// of one goroutine per core, in file order (a one-file corpus is one element).
 type rereadFn struct {
 	Shingle    ShingleConfig
 	Source     source.Config
@@ -187,9 +188,15 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			}
 			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: x.hashes, Length: x.length}
 			p := h.partition(f.Partitions)
+			if f.spill.Dir != "" {
+				// Encoded straight into the partition's spill buffer: no batch, no
+				// temporary encoding and no copy of it.
+				f.spill.extend(p, func(b []byte) []byte { return appendHalf(b, h) })
+				continue
+			}
 			byPart[p] = append(byPart[p], h)
 			if len(byPart[p]) == halvesPerBatch {
-				sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
+				emit(p, halfBatch{Items: byPart[p]})
 				byPart[p] = nil
 			}
 		}
@@ -204,15 +211,15 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	}
 	for _, p := range sortedKeys(byPart) {
 		if len(byPart[p]) > 0 {
-			sendOrSpill(&f.spill, p, halfBatch{Items: byPart[p]}, encodeHalves, emit)
+			emit(p, halfBatch{Items: byPart[p]})
 		}
 	}
 	return nil
 }
 
-// halvesPerBatch bounds what rereadFn holds: a partition's halves leave in batches of
-// this many (about 0.4 MB) as the file is read, so a file with millions of candidates
-// is never held whole.
+// halvesPerBatch bounds what rereadFn holds when it does not spill: a partition's halves
+// leave in batches of this many (about 0.4 MB) as the file is read, so a file with
+// millions of candidates is never held whole.
 const halvesPerBatch = 256
 
 // checkPairsFn decides the candidate pairs of one partition, each from its two halves,
@@ -278,7 +285,10 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, ed
 func (f *checkPairsFn) checkPartition(batch halfBatch) decided {
 	start := time.Now()
 	halves := batch.Items
-	if err := unspill(batch.Spilled, decodeHalves, func(b halfBatch) { halves = append(halves, b.Items...) }); err != nil {
+	if err := eachSpilled(batch.Spilled, func(rec []byte) (err error) {
+		halves, err = appendRun(halves, rec, getHalf)
+		return err
+	}); err != nil {
 		return decided{err: err}
 	}
 	// Bucket members (U empty) sort first, each bucket's members by id.

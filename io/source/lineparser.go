@@ -33,7 +33,7 @@ func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.D
 	return &lineParser{
 		pool: ordered.New(runtime.GOMAXPROCS(0), 64, func() func(rawLine) parsed {
 			// A line's bytes in the arena are never written again: its record owns them.
-			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num, true) }
+			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num) }
 		}),
 		deliver: func(p parsed) { p.deliver(st, doc, reject) },
 	}

@@ -196,11 +196,6 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 	}
 }
 
-// parseLine turns physical line num of file into a Doc or a Rejected.
-func parseLine(file, format string, cfg Config, line []byte, num int64, st *Stats, doc func(record.Doc), reject func(int64, string)) {
-	parseRecord(file, format, cfg, line, num, false).deliver(st, doc, reject)
-}
-
 // parsed is what one line turned into: a Doc, or the reason it was rejected.
 type parsed struct {
 	doc    record.Doc
@@ -209,34 +204,26 @@ type parsed struct {
 	reason string // set when rejected
 }
 
-// parseRecord parses physical line num of file. Unless owned, it keeps nothing of line.
-// An owned line is memory the caller gives away (never written or reused again): the
-// text is then decoded in place and shares it, which saves copying the corpus once more;
-// the id, which later steps keep long after the text is gone, is still copied, so that
-// it does not keep the line's memory alive.
-func parseRecord(file, format string, cfg Config, line []byte, num int64, owned bool) parsed {
+// parseRecord parses physical line num of file. The line is memory the caller gives away
+// (never written or reused again): the text is decoded in place and shares it, which
+// saves copying the corpus once more; the id, which later steps keep long after the text
+// is gone, is copied, so that it does not keep the line's memory alive.
+func parseRecord(file, format string, cfg Config, line []byte, num int64) parsed {
 	rec := textfile.Record(line, num)
 	if textfile.IsBlank(rec) {
 		return parsed{num: num, reason: ReasonEmptyLine}
 	}
 	p := parsed{doc: record.Doc{File: file, Line: num}, num: num}
 	if format == FormatJSONL {
-		parse := jsonl.ParseRecord
-		if owned {
-			parse = jsonl.ParseRecordInPlace
-		}
-		r, err := parse(rec, cfg.IDField, cfg.TextField)
+		r, err := jsonl.ParseRecordInPlace(rec, cfg.IDField, cfg.TextField)
 		if err != nil {
 			return parsed{num: num, reason: err.Error()}
 		}
 		p.doc.Text, p.bad = r.Text, r.InvalidUTF8
 		if r.HasID && r.ID != "" {
-			p.doc.ID = r.ID
-			if owned {
-				p.doc.ID = strings.Clone(r.ID)
-			}
+			p.doc.ID = strings.Clone(r.ID)
 		}
-	} else if owned && utf8.Valid(rec) {
+	} else if utf8.Valid(rec) {
 		p.doc.Text = unsafe.String(unsafe.SliceData(rec), len(rec))
 	} else {
 		p.doc.Text, p.bad = textfile.Text(rec)
@@ -299,13 +286,18 @@ func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc 
 	defer rc.Close()
 	lr := textfile.NewReader(rc)
 	var st Stats
+	// The wanted lines are parsed on the pool, as ReadFile's are: parsing them on this
+	// goroutine, which also splits off every other line, kept verification's re-read of a
+	// one-file corpus on one core.
+	lp := newLineParser(file, format, cfg, &st, doc, func(int64, string) {})
+	defer lp.close()
 	for next < len(lines) {
 		line, num, err := lr.Next()
 		if err != nil {
 			return
 		}
 		if want(num) {
-			parseLine(file, format, cfg, line, num, &st, doc, func(int64, string) {})
+			lp.add(line, num)
 		}
 	}
 }
