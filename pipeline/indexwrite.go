@@ -48,13 +48,13 @@ func encodeRows(b rowBatch) []byte {
 		size += len(r.ID) + 8*len(r.Shingles) + 4
 	}
 	return encodeSpillable(b.Items, b.Spilled, size, func(e *encoder, r index.Row) {
-		e.str(r.ID)
-		e.hashes(r.Shingles)
+		e.Str(r.ID)
+		e.Hashes(r.Shingles)
 	})
 }
 
 func decodeRows(b []byte) (rowBatch, error) {
-	items, files, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.str(), Shingles: d.hashes()} })
+	items, files, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
 	return rowBatch{items, files}, err
 }
 
