@@ -1,0 +1,47 @@
+package sink
+
+import (
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/internal/wire"
+)
+
+func init() {
+	beam.RegisterCoder(reflect.TypeOf(entryBatch{}), encodeEntries, decodeEntries)
+}
+
+// encodeEntries writes a batch of outcomes for the grouping by file. A kept line, the bulk
+// of every file's outcomes, is its kind and line number: two to five bytes, where Beam's
+// schema coder wrote every field of every entry, by reflection, on the one goroutine that
+// decides the documents.
+func encodeEntries(b entryBatch) []byte {
+	return wire.EncodeAll(b.Items, 4*len(b.Items), func(e *wire.Encoder, it entry) {
+		e.Varint(int64(it.Kind))
+		e.Varint(it.Line)
+		if it.Kind == kindKept {
+			return
+		}
+		e.Str(it.ID)
+		e.Str(it.Cluster)
+		e.F64(it.Similarity)
+		e.Str(it.Reason)
+		e.Str(it.Index)
+		e.Varint(it.Size)
+		e.Bool(it.Duplicate)
+	})
+}
+
+func decodeEntries(b []byte) (entryBatch, error) {
+	items, err := wire.DecodeAll(b, func(d *wire.Decoder) entry {
+		it := entry{Kind: int32(d.Varint()), Line: d.Varint()}
+		if it.Kind == kindKept {
+			return it
+		}
+		it.ID, it.Cluster, it.Similarity, it.Reason, it.Index = d.Str(), d.Str(), d.F64(), d.Str(), d.Str()
+		it.Size, it.Duplicate = d.Varint(), d.Bool()
+		return it
+	})
+	return entryBatch{items}, err
+}
