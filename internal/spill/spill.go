@@ -64,14 +64,30 @@ const (
 type Writer struct {
 	dir    string
 	prefix string
-	bufs   map[int][]byte // being filled, by partition: whole records, then any open one
-	open   map[int]int    // where each partition's open record starts in its buffer
-	paths  map[int]string
+	parts  []partition      // by partition number: a slice, since every band entry looks its partition up
 	queues []chan appendJob // a partition's buffers go to queue p % flushers, in order
 	free   chan []byte      // written buffers, to be filled again
 	state  *appendState
 	closed bool
 	stop   runtime.Cleanup
+}
+
+// partition is one partition's buffer and file.
+type partition struct {
+	buf  []byte // being filled: whole records, then any open one
+	open int    // where the open record starts in buf, plus one; 0 when there is none
+	path string // the file, once a buffer went to it
+}
+
+// part returns partition p's state, making room for it.
+func (w *Writer) part(p int) *partition {
+	if p >= len(w.parts) {
+		if p < 0 {
+			panic(fmt.Sprintf("spill: partition %d", p))
+		}
+		w.parts = append(w.parts, make([]partition, p+1-len(w.parts))...)
+	}
+	return &w.parts[p]
 }
 
 // appendState is what the appending goroutines share with the Writer; it is not part of
@@ -96,7 +112,7 @@ func NewWriter(dir string) (*Writer, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
-	w := &Writer{dir: dir, prefix: hex.EncodeToString(b[:]), bufs: map[int][]byte{}, open: map[int]int{}, paths: map[int]string{},
+	w := &Writer{dir: dir, prefix: hex.EncodeToString(b[:]),
 		queues: make([]chan appendJob, flushers), free: make(chan []byte, flushers*(queued+1)), state: &appendState{}}
 	for i := range w.queues {
 		w.queues[i] = make(chan appendJob, queued)
@@ -165,13 +181,14 @@ func (w *Writer) Append(p int, rec []byte) error {
 		return err
 	}
 	w.end(p)
-	b := w.bufs[p]
+	pt := w.part(p)
+	b := pt.buf
 	if b == nil {
 		b = w.buffer()
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec)))
-	w.bufs[p] = append(b, rec...)
-	if len(w.bufs[p]) >= flushBytes {
+	pt.buf = append(b, rec...)
+	if len(pt.buf) >= flushBytes {
 		w.flush(p, true)
 	}
 	return nil
@@ -185,18 +202,18 @@ func (w *Writer) Extend(p int, add func([]byte) []byte) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	b := w.bufs[p]
+	pt := w.part(p)
+	b := pt.buf
 	if b == nil {
 		b = w.buffer()
 	}
-	start, ok := w.open[p]
-	if !ok {
-		start = len(b)
+	if pt.open == 0 {
+		pt.open = len(b) + 1
 		b = append(b, make([]byte, headerBytes)...)
-		w.open[p] = start
 	}
+	start := pt.open - 1
 	b = add(b)
-	w.bufs[p] = b
+	pt.buf = b
 	if full := len(b)+itemRoom > flushBytes; full || len(b)-start-headerBytes >= recordBytes {
 		w.end(p)
 		if full {
@@ -208,13 +225,13 @@ func (w *Writer) Extend(p int, add func([]byte) []byte) error {
 
 // end closes partition p's open record, if any, by writing its length.
 func (w *Writer) end(p int) {
-	start, ok := w.open[p]
-	if !ok {
+	pt := w.part(p)
+	if pt.open == 0 {
 		return
 	}
-	b := w.bufs[p]
-	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-headerBytes))
-	delete(w.open, p)
+	start := pt.open - 1
+	binary.LittleEndian.PutUint32(pt.buf[start:], uint32(len(pt.buf)-start-headerBytes))
+	pt.open = 0
 }
 
 // buffer is an empty buffer of flushBytes for a partition: a written one when there is
@@ -236,19 +253,18 @@ func (w *Writer) buffer() []byte {
 // partition that goes on (refill) gets a new buffer right away: it filled one and will
 // fill the next.
 func (w *Writer) flush(p int, refill bool) {
-	b := w.bufs[p]
-	w.bufs[p] = nil
+	pt := w.part(p)
+	b := pt.buf
+	pt.buf = nil
 	if len(b) == 0 {
 		return
 	}
-	path, ok := w.paths[p]
-	if !ok {
-		path = filepath.Join(w.dir, fmt.Sprintf("%s-%d.spill", w.prefix, p))
-		w.paths[p] = path
+	if pt.path == "" {
+		pt.path = filepath.Join(w.dir, fmt.Sprintf("%s-%d.spill", w.prefix, p))
 	}
-	w.queues[p%len(w.queues)] <- appendJob{path, b}
+	w.queues[p%len(w.queues)] <- appendJob{pt.path, b}
 	if refill {
-		w.bufs[p] = w.buffer()
+		pt.buf = w.buffer()
 	}
 }
 
@@ -258,7 +274,7 @@ func (w *Writer) Close() (map[int]string, error) {
 	if w.closed {
 		return nil, errors.New("spill: close after close")
 	}
-	for p := range w.bufs {
+	for p := range w.parts {
 		w.end(p)
 		w.flush(p, false)
 	}
@@ -266,11 +282,17 @@ func (w *Writer) Close() (map[int]string, error) {
 	w.stop.Stop()
 	closeAll(w.queues)
 	w.state.done.Wait()
-	w.bufs = nil
+	paths := map[int]string{}
+	for p, pt := range w.parts {
+		if pt.path != "" {
+			paths[p] = pt.path
+		}
+	}
+	w.parts = nil
 	if err := w.state.err.Load(); err != nil {
 		return nil, *err
 	}
-	return w.paths, nil
+	return paths, nil
 }
 
 // readers hold the read buffers: a job reads one file per partition and bundle, most of
