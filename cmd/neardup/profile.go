@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -24,35 +25,26 @@ func atStop(stop func()) {
 // startCPUProfile writes a CPU profile to path (NEARDUP_CPUPROFILE) until stopProfile:
 // the measurements in BENCHMARKS.md name where the time goes with it.
 func startCPUProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return err
-	}
-	atStop(func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	})
-	return nil
+	return startWriting(path, pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // startTrace writes a Go execution trace to path (NEARDUP_TRACE) until stopProfile. It
 // shows what a CPU profile cannot: when a core sits idle and what each goroutine waited
 // for (go tool trace).
-func startTrace(path string) error {
+func startTrace(path string) error { return startWriting(path, trace.Start, trace.Stop) }
+
+// startWriting creates path, starts writing to it and has stopProfile stop and close it.
+func startWriting(path string, start func(io.Writer) error, stop func()) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := trace.Start(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
 		return err
 	}
 	atStop(func() {
-		trace.Stop()
+		stop()
 		f.Close()
 	})
 	return nil
