@@ -11,7 +11,7 @@ import (
 )
 
 // NEARDUP_CPUPROFILE and NEARDUP_TRACE together: stopProfile ends both, and each file is
-// complete (a gzipped profile; a trace with its header), whatever order they started in.
+// complete (a gzipped profile; a trace with its header).
 func TestProfileAndTraceEndTogether(t *testing.T) {
 	t.Cleanup(func() { stopProfile = func() {} })
 	dir := t.TempDir()

@@ -152,6 +152,8 @@ func DecodeAll[T any](b []byte, get func(*Decoder) T) ([]T, error) {
 	return items, d.End()
 }
 
+// DecodeItems reads a batch's count and then its items, leaving d after them (a batch
+// framed with more after it, such as spill file names, goes on from there).
 func DecodeItems[T any](d *Decoder, get func(*Decoder) T) []T {
 	n := d.Uvarint()
 	if n > uint64(len(d.B)) { // every item takes at least one byte
