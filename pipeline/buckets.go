@@ -167,9 +167,9 @@ func (h Half) partition(n int) int {
 	return partOfString(h.U+"\x00"+h.V, n)
 }
 
-// bandEntries returns a partition's band entries: those in the batch and those in its
-// spill files, in no particular order. The spilled ones are decoded straight into one
-// slice, sized once from the files' bytes (an encoded entry is 24 bytes, the id's length
+// bandEntries returns a partition's band entries: those in the batch and those it has
+// spilled, in no particular order. The spilled ones are decoded straight into one
+// slice, sized once from their bytes (an encoded entry is 24 bytes, the id's length
 // and the id: about 32 with a short id; a longer one only makes the estimate generous),
 // and compacted as the combiner compacts (compactGathered), so copies of one page
 // collapse while they are read.

@@ -22,16 +22,16 @@ type setBatch struct{ Items []SetKey }
 type readBatch struct{ Items []ReadRequest }
 type locBatch struct{ Items []IDLoc }
 
-// bandBatch holds band entries, or (Spilled) the local files that hold them
-// (internal/spill), each record of a file a run of entries (appendBand, appendRun).
+// bandBatch holds band entries, or (Spilled) references to local files that hold them
+// (internal/spill), each record a run of entries (appendBand, appendRun).
 type bandBatch struct {
 	Items   []BandEntry
 	Spilled []string
 }
 type edgeBatch struct{ Items []Edge }
 
-// halfBatch holds halves of candidate pairs, or (Spilled) the local files that hold
-// them, each record of a file a run of halves (appendHalf, appendRun).
+// halfBatch holds halves of candidate pairs, or (Spilled) references to local files
+// that hold them, each record a run of halves (appendHalf, appendRun).
 type halfBatch struct {
 	Items   []Half
 	Spilled []string
@@ -48,13 +48,13 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(fateBatch{}), encodeFates, decodeFates)
 }
 
-// encodeSpillable and decodeSpillable frame a batch that may name spill files (see
-// spill.go) after its items.
-func encodeSpillable[T any](items []T, files []string, size int, put func(*encoder, T)) []byte {
+// encodeSpillable and decodeSpillable frame a batch that may hold spill references
+// (see spill.go) after its items.
+func encodeSpillable[T any](items []T, refs []string, size int, put func(*encoder, T)) []byte {
 	e := encoder{B: wire.EncodeAll(items, size+8, put)}
-	e.Uvarint(uint64(len(files)))
-	for _, f := range files {
-		e.Str(f)
+	e.Uvarint(uint64(len(refs)))
+	for _, r := range refs {
+		e.Str(r)
 	}
 	return e.B
 }

@@ -147,8 +147,8 @@ func runeCount(s string) int64 {
 // order; they are emitted in batches per partition, not one element per band.
 //
 // With SpillDir set (workers on this machine: see Config.BandSpill), the band entries,
-// the job's largest shuffle by far, go to local files by partition (internal/spill) and
-// only the files' names are emitted.
+// the job's largest shuffle by far, go to a local file by partition (internal/spill) and
+// only a reference per partition is emitted.
 type featurizeFn struct {
 	Shingle    ShingleConfig
 	Scheme     string
@@ -212,7 +212,7 @@ func (f *featurizeFn) FinishBundle(ctx context.Context, emitSet func(int, setBat
 	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
 	f.sets.Flush(func(p int, items []SetKey) { emitSet(p, setBatch{items}) })
 	f.bands.Flush(func(p int, items []BandEntry) { emitBand(p, bandBatch{Items: items}) })
-	if err := f.spill.close(func(p int, path string) { emitBand(p, bandBatch{Spilled: []string{path}}) }); err != nil {
+	if err := f.spill.close(func(p int, ref string) { emitBand(p, bandBatch{Spilled: []string{ref}}) }); err != nil {
 		return err
 	}
 	c := f.count

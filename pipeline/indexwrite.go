@@ -30,8 +30,8 @@ import (
 // indexEntriesFile, in the run's temporary directory, lists the shard files written.
 const indexEntriesFile = "index-entries.json"
 
-// rowBatch holds index rows of one shard, or (Spilled) the local files that hold them
-// (see spill.go): a row carries the document's shingle hashes, 1.5 KB on average, so
+// rowBatch holds index rows of one shard, or (Spilled) references to local files that
+// hold them (see spill.go): a row carries the document's shingle hashes, 1.5 KB on average, so
 // the rows are the index build's bulk.
 type rowBatch struct {
 	Items   []index.Row
@@ -78,7 +78,7 @@ func (s *rowSink) send(k int, items []index.Row, emit func(int, rowBatch)) {
 
 func (s *rowSink) finish(emit func(int, rowBatch)) error {
 	s.rows.Flush(func(k int, items []index.Row) { s.send(k, items, emit) })
-	return s.spill.close(func(k int, path string) { emit(k, rowBatch{Spilled: []string{path}}) })
+	return s.spill.close(func(k int, ref string) { emit(k, rowBatch{Spilled: []string{ref}}) })
 }
 
 func init() {

@@ -59,8 +59,8 @@ func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
-// spiller sends a bundle's encoded batches to spill files by partition when Dir is set;
-// it is part of a DoFn and starts a new set of files in each bundle.
+// spiller sends a bundle's encoded batches to a spill file by partition when Dir is set;
+// it is part of a DoFn and starts a new file in each bundle.
 type spiller struct {
 	Dir  string
 	Kind string // what it spills, for spilledHook
@@ -69,7 +69,7 @@ type spiller struct {
 	err error // the first error, returned by close
 }
 
-// add appends one encoded batch to partition p's file.
+// add appends one encoded batch to partition p.
 func (s *spiller) add(p int, rec []byte) {
 	if s.writer() {
 		s.err = s.w.Append(p, rec)
@@ -91,32 +91,32 @@ func (s *spiller) writer() bool {
 	return s.err == nil
 }
 
-// close ends the bundle's files and passes each partition's file, in partition order,
-// to emit.
-func (s *spiller) close(emit func(p int, path string)) error {
+// close ends the bundle's file and passes each partition's reference to its records,
+// in partition order, to emit.
+func (s *spiller) close(emit func(p int, ref string)) error {
 	w, err := s.w, s.err
 	s.w, s.err = nil, nil
 	if err != nil || w == nil {
 		return err
 	}
-	paths, err := w.Close()
+	refs, err := w.Close()
 	if err != nil {
 		return err
 	}
-	for _, p := range sortedKeys(paths) {
+	for _, p := range sortedKeys(refs) {
 		if spilledHook != nil {
-			spilledHook(s.Kind, paths[p])
+			spilledHook(s.Kind, refs[p])
 		}
-		emit(p, paths[p])
+		emit(p, refs[p])
 	}
 	return nil
 }
 
-// spilledHook, when set (by tests), is told every spill file a bundle wrote.
-var spilledHook func(kind, path string)
+// spilledHook, when set (by tests), is told every spill reference a bundle made.
+var spilledHook func(kind, ref string)
 
-// sendOrSpill emits batch b of partition p, or appends its encoding to p's spill file
-// when s spills.
+// sendOrSpill emits batch b of partition p, or appends its encoding to p's spilled
+// records when s spills.
 func sendOrSpill[B any](s *spiller, p int, b B, encode func(B) []byte, emit func(int, B)) {
 	if s.Dir == "" {
 		emit(p, b)
@@ -125,21 +125,18 @@ func sendOrSpill[B any](s *spiller, p int, b B, encode func(B) []byte, emit func
 	s.add(p, encode(b))
 }
 
-// spilledBytes is the size of the spill files at paths; a file it cannot stat counts
-// nothing (reading it reports the error).
-func spilledBytes(paths []string) int {
+// spilledBytes is the size of the records refs point at.
+func spilledBytes(refs []string) int {
 	n := int64(0)
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil {
-			n += st.Size()
-		}
+	for _, r := range refs {
+		n += spill.Size(r)
 	}
 	return int(n)
 }
 
-// unspill passes every batch in the spill files paths to fn, decoded.
-func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) error {
-	return eachSpilled(paths, func(rec []byte) error {
+// unspill passes every batch spilled at refs to fn, decoded.
+func unspill[B any](refs []string, decode func([]byte) (B, error), fn func(B)) error {
+	return eachSpilled(refs, func(rec []byte) error {
 		b, err := decode(rec)
 		if err == nil {
 			fn(b)
@@ -148,13 +145,13 @@ func unspill[B any](paths []string, decode func([]byte) (B, error), fn func(B)) 
 	})
 }
 
-// eachSpilled calls fn with every record of the spill files paths, in order; an error
-// names the file.
-func eachSpilled(paths []string, fn func(rec []byte) error) error {
-	for _, path := range paths {
-		err := spill.Read(path, func(rec []byte) error {
+// eachSpilled calls fn with every record spilled at refs, in order; an error names the
+// file.
+func eachSpilled(refs []string, fn func(rec []byte) error) error {
+	for _, ref := range refs {
+		err := spill.Read(ref, func(rec []byte) error {
 			if err := fn(rec); err != nil {
-				return fmt.Errorf("read spilled batch %s: %w", path, err)
+				return fmt.Errorf("read spilled batch %s: %w", spill.File(ref), err)
 			}
 			return nil
 		})

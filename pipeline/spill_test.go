@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/spill"
 )
 
 // TestBandSpillMatchesTheRunnersShuffle runs a generated corpus with the band entries and
@@ -19,9 +21,9 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	var mu sync.Mutex
 	var spilled []string
 	kinds := map[string]int{}
-	spilledHook = func(kind, path string) {
+	spilledHook = func(kind, ref string) {
 		mu.Lock()
-		spilled = append(spilled, path)
+		spilled = append(spilled, spill.File(ref))
 		kinds[kind]++
 		mu.Unlock()
 	}
@@ -47,7 +49,7 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 		assert.Contains(t, filepath.ToSlash(p), "/"+tempPrefix, "spill file outside the run's temporary directory")
 	}
 	require.Len(t, dirs, 1, "spill files in several directories: %v", dirs)
-	assert.GreaterOrEqual(t, kinds["bands"], 256, "band files: at least one per partition")
+	assert.GreaterOrEqual(t, kinds["bands"], 256, "band references: at least one per partition")
 	assert.Positive(t, kinds["halves"], "no verification halves were spilled")
 	for d := range dirs {
 		assert.NoDirExists(t, d, "the spill directory outlived the run")

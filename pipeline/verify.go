@@ -125,7 +125,7 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 // rereadFn reads one input file again and shingles the lines candidates asked for. A
 // document's shingle hashes go to each of its pairs' partitions, so the halves outweigh
 // the band entries per candidate: with SpillDir set each is encoded straight into its
-// partition's spill file (see spill.go), as featurizeFn's band entries are. The file is
+// partition's spill buffer (see spill.go), as featurizeFn's band entries are. The file is
 // read on the bundle's goroutine and the wanted lines are parsed and shingled on pools
 // of one goroutine per core, in file order (a one-file corpus is one element).
 type rereadFn struct {
@@ -166,7 +166,7 @@ func (f *rereadFn) Teardown() {
 }
 
 func (f *rereadFn) FinishBundle(emit func(int, halfBatch)) error {
-	return f.spill.close(func(p int, path string) { emit(p, halfBatch{Spilled: []string{path}}) })
+	return f.spill.close(func(p int, ref string) { emit(p, halfBatch{Spilled: []string{ref}}) })
 }
 
 func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, halfBatch)) error {

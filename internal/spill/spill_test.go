@@ -12,11 +12,11 @@ import (
 	"time"
 )
 
-// readAll returns the records of path, copied.
-func readAll(t *testing.T, path string) [][]byte {
+// readAll returns the records a reference points at, copied.
+func readAll(t *testing.T, ref string) [][]byte {
 	t.Helper()
 	var recs [][]byte
-	if err := Read(path, func(rec []byte) error {
+	if err := Read(ref, func(rec []byte) error {
 		recs = append(recs, bytes.Clone(rec))
 		return nil
 	}); err != nil {
@@ -32,9 +32,9 @@ func TestRecordsComeBackByPartitionInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[int][][]byte{}
-	// Enough bytes that partition 0 is flushed to its file several times, records of
-	// every size including empty, and partitions that get nothing.
-	for i := range 3000 {
+	// Enough bytes that every partition is flushed several times, between the others'
+	// buffers, records of every size including empty, and partitions that get nothing.
+	for i := range 6000 {
 		p := i % 3 * 5
 		rec := bytes.Repeat([]byte{byte(i)}, i%700)
 		if err := w.Append(p, rec); err != nil {
@@ -47,9 +47,21 @@ func TestRecordsComeBackByPartitionInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(paths) != len(want) {
-		t.Fatalf("files for partitions %v, want %d partitions", paths, len(want))
+		t.Fatalf("references for partitions %v, want %d partitions", paths, len(want))
 	}
+	files := map[string]bool{}
 	for p, recs := range want {
+		files[File(paths[p])] = true
+		if _, extents, _ := parseRef(paths[p]); len(extents) < 2 {
+			t.Fatalf("partition %d: %d extents; the test wants partitions flushed between each other's buffers", p, len(extents))
+		}
+		size := int64(0)
+		for _, r := range recs {
+			size += int64(headerBytes + len(r))
+		}
+		if got := Size(paths[p]); got != size {
+			t.Fatalf("partition %d: Size %d, want %d", p, got, size)
+		}
 		got := readAll(t, paths[p])
 		if len(got) != len(recs) {
 			t.Fatalf("partition %d: %d records, want %d", p, len(got), len(recs))
@@ -59,6 +71,9 @@ func TestRecordsComeBackByPartitionInOrder(t *testing.T) {
 				t.Fatalf("partition %d record %d differs", p, i)
 			}
 		}
+	}
+	if len(files) != 1 {
+		t.Fatalf("the partitions point into %d files, want the writer's one", len(files))
 	}
 }
 
@@ -77,26 +92,55 @@ func TestWritersNeverShareAFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seen[paths[7]] {
-			t.Fatalf("writer %d reused %s", i, paths[7])
+		if f := File(paths[7]); seen[f] {
+			t.Fatalf("writer %d reused %s", i, f)
+		} else {
+			seen[f] = true
 		}
-		seen[paths[7]] = true
 		if got := readAll(t, paths[7]); len(got) != 1 || string(got[0]) != fmt.Sprint(i) {
 			t.Fatalf("writer %d: file holds %q", i, got)
 		}
 	}
 }
 
-func TestTruncatedFileIsAnError(t *testing.T) {
-	dir := t.TempDir()
-	w, _ := NewWriter(dir)
-	w.Append(0, []byte("a record of some length"))
-	paths, _ := w.Close()
-	b, _ := os.ReadFile(paths[0])
-	os.WriteFile(paths[0], b[:len(b)-3], 0o666)
-	err := Read(paths[0], func([]byte) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), paths[0]) || !strings.Contains(err.Error(), "record 1") {
-		t.Fatalf("error %v, want one naming the file and record 1", err)
+// A file cut short, inside a record or at a record's end, or a record whose length
+// points past its extent, is an error naming the file and the record; never fewer
+// records without a word.
+func TestDamagedFileIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func([]byte) []byte
+		record string
+	}{
+		{"cut inside a record", func(b []byte) []byte { return b[:len(b)-3] }, "record 2"},
+		{"cut at a record's end", func(b []byte) []byte { return b[:headerBytes+5] }, "record 2"},
+		{"a length past the extent", func(b []byte) []byte { b[headerBytes+5] = 0xff; return b }, "record 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := NewWriter(t.TempDir())
+			w.Append(0, []byte("first"))
+			w.Append(0, []byte("a record of some length"))
+			refs, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := File(refs[0])
+			b, _ := os.ReadFile(f)
+			os.WriteFile(f, c.damage(b), 0o666)
+			n := 0
+			err = Read(refs[0], func([]byte) error { n++; return nil })
+			if err == nil || !strings.Contains(err.Error(), f) || !strings.Contains(err.Error(), c.record) {
+				t.Fatalf("error %v after %d records, want one naming %s and %s", err, n, f, c.record)
+			}
+		})
+	}
+}
+
+func TestMalformedReferenceIsAnError(t *testing.T) {
+	for _, ref := range []string{"no-extents", "f@", "f@1+", "f@-1+2", "f@1+2,x"} {
+		if err := Read(ref, func([]byte) error { return nil }); err == nil || !strings.Contains(err.Error(), "reference") {
+			t.Errorf("Read(%q) = %v, want an error about the reference", ref, err)
+		}
 	}
 }
 
