@@ -32,8 +32,8 @@ func TestFloorFor(t *testing.T) {
 	if got := FloorFor(18 << 30); got != MaxFloor {
 		t.Errorf("FloorFor(18 GiB) = %d, want %d", got, MaxFloor)
 	}
-	if got := FloorFor(1 << 30); got != 128<<20 {
-		t.Errorf("FloorFor(1 GiB) = %d, want 128 MiB", got)
+	if got := FloorFor(512 << 20); got != 64<<20 {
+		t.Errorf("FloorFor(512 MiB) = %d, want 64 MiB (an eighth)", got)
 	}
 }
 
