@@ -33,8 +33,11 @@ import (
 )
 
 // flushBytes is how much a partition gathers in memory before it is appended to the
-// file.
-const flushBytes = 256 << 10
+// file. Small, since every partition of a bundle holds one such buffer and its pages are
+// fresh memory, whose faults are the cost here: with one file per Writer a flush is a
+// pwrite, and 64 KiB took 0.89× the CPU and 180 MiB less peak RSS of 256 KiB at 1M
+// documents (1,024 partitions).
+const flushBytes = 64 << 10
 
 // recordBytes is the size at which Extend closes a partition's record: records are the
 // unit a reader decodes at a time.
