@@ -213,8 +213,10 @@ func compareBandEntries(a, b BandEntry) int {
 // counting pass on the top bits puts each entry in a group of about eight, and only
 // those small groups are sorted by comparison: about a third of a comparison sort's
 // cost, which was most of bucketing a partition. Copies of one band key stay in one
-// group, sorted like any other. The entries are sorted into a new slice, which is
-// returned (a small one is sorted in place).
+// group, sorted like any other. The entries are moved to their groups in place (each
+// displaced entry goes on to its own group's next free slot), not into a copy: a copy
+// was the largest allocation of bucketing, as large as the partition, and holds
+// pointers the collector scans.
 func sortBandEntries(entries []BandEntry) []BandEntry {
 	n := len(entries)
 	if n < 256 {
@@ -230,19 +232,24 @@ func sortBandEntries(entries []BandEntry) []BandEntry {
 	for g := 1; g < len(start); g++ {
 		start[g] += start[g-1]
 	}
-	sorted := make([]BandEntry, n)
-	next := slices.Clone(start[:1<<b])
-	for _, e := range entries {
-		g := e.Key >> shift
-		sorted[next[g]] = e
-		next[g]++
+	next := slices.Clone(start[:1<<b]) // group g's first slot not yet holding one of its own
+	for g := range 1 << b {
+		for i := next[g]; i < start[g+1]; i = next[g] {
+			e := entries[i]
+			for h := int(e.Key >> shift); h != g; h = int(e.Key >> shift) {
+				e, entries[next[h]] = entries[next[h]], e
+				next[h]++
+			}
+			entries[i] = e
+			next[g]++
+		}
 	}
 	for g := range 1 << b {
 		if start[g+1]-start[g] > 1 {
-			slices.SortFunc(sorted[start[g]:start[g+1]], compareBandEntries)
+			slices.SortFunc(entries[start[g]:start[g+1]], compareBandEntries)
 		}
 	}
-	return sorted
+	return entries
 }
 
 // compactFrom is the gathered size from which the band combiner collapses identical
