@@ -65,11 +65,11 @@ func decodeSpillable[T any](b []byte, get func(*decoder) T) ([]T, []string, erro
 
 func decodeSpillableFrom[T any](d *decoder, get func(*decoder) T) ([]T, []string, error) {
 	items := wire.DecodeItems(d, get)
-	var files []string
+	var refs []string
 	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
-		files = append(files, d.Str())
+		refs = append(refs, d.Str())
 	}
-	return items, files, d.End()
+	return items, refs, d.End()
 }
 
 func encodeReads(b readBatch) []byte {
@@ -154,8 +154,8 @@ func encodeBands(b bandBatch) []byte {
 }
 
 func decodeBands(b []byte) (bandBatch, error) {
-	items, files, err := decodeSpillableFrom(&decoder{B: b, Whole: string(b)}, getBand)
-	return bandBatch{items, files}, err
+	items, refs, err := decodeSpillableFrom(&decoder{B: b, Whole: string(b)}, getBand)
+	return bandBatch{items, refs}, err
 }
 
 func putBand(e *encoder, be BandEntry) {
@@ -213,8 +213,8 @@ func encodeHalves(b halfBatch) []byte {
 }
 
 func decodeHalves(b []byte) (halfBatch, error) {
-	items, files, err := decodeSpillable(b, getHalf)
-	return halfBatch{items, files}, err
+	items, refs, err := decodeSpillable(b, getHalf)
+	return halfBatch{items, refs}, err
 }
 
 // putHalf and getHalf code one half, for the runner's coder and for spilled runs alike.

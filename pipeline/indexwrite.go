@@ -54,8 +54,8 @@ func encodeRows(b rowBatch) []byte {
 }
 
 func decodeRows(b []byte) (rowBatch, error) {
-	items, files, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
-	return rowBatch{items, files}, err
+	items, refs, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
+	return rowBatch{items, refs}, err
 }
 
 // rowSink sends a bundle's index rows on in batches per shard, or to spill files.
