@@ -253,16 +253,16 @@ func (w *Writer) flush(p int, refill bool) {
 	if len(b) == 0 {
 		return
 	}
-	if w.file == nil && w.state.err.Load() == nil {
+	if w.file == nil {
+		if w.state.err.Load() != nil {
+			return // the open failed before: the error is the Writer's
+		}
 		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			w.state.fail(fmt.Errorf("spill: %w", err))
 			return
 		}
 		w.file = f
-	}
-	if w.file == nil {
-		return
 	}
 	n := int64(len(b))
 	if k := len(pt.extents) - 1; k >= 0 && pt.extents[k].off+pt.extents[k].n == w.size {
