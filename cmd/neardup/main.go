@@ -46,7 +46,7 @@ func main() {
 	for _, p := range []struct {
 		env   string
 		start func(string) error
-	}{{"NEARDUP_CPUPROFILE", startCPUProfile}, {"NEARDUP_TRACE", startTrace}} {
+	}{{"NEARDUP_CPUPROFILE", startCPUProfile}, {"NEARDUP_TRACE", startTrace}, {"NEARDUP_ALLOCPROFILE", startAllocProfile}} {
 		if path := os.Getenv(p.env); path != "" {
 			if err := p.start(path); err != nil {
 				fmt.Fprintf(os.Stderr, "neardup: %s: %v\n", p.env, err)
