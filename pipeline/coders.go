@@ -2,9 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"reflect"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/internal/wire"
 )
@@ -39,13 +36,13 @@ type halfBatch struct {
 type fateBatch struct{ Items []Fate }
 
 func init() {
-	beam.RegisterCoder(reflect.TypeOf(setBatch{}), encodeSets, decodeSets)
-	beam.RegisterCoder(reflect.TypeOf(readBatch{}), encodeReads, decodeReads)
-	beam.RegisterCoder(reflect.TypeOf(locBatch{}), encodeLocs, decodeLocs)
-	beam.RegisterCoder(reflect.TypeOf(bandBatch{}), encodeBands, decodeBands)
-	beam.RegisterCoder(reflect.TypeOf(edgeBatch{}), encodeEdges, decodeEdges)
-	beam.RegisterCoder(reflect.TypeOf(halfBatch{}), encodeHalves, decodeHalves)
-	beam.RegisterCoder(reflect.TypeOf(fateBatch{}), encodeFates, decodeFates)
+	wire.RegisterCoder(encodeSets, decodeSets)
+	wire.RegisterCoder(encodeReads, decodeReads)
+	wire.RegisterCoder(encodeLocs, decodeLocs)
+	wire.RegisterCoder(encodeBands, decodeBands)
+	wire.RegisterCoder(encodeEdges, decodeEdges)
+	wire.RegisterCoder(encodeHalves, decodeHalves)
+	wire.RegisterCoder(encodeFates, decodeFates)
 }
 
 // encodeSpillable and decodeSpillable frame a batch that may hold spill references

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/once"
+	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -82,7 +83,7 @@ func (s *rowSink) finish(emit func(int, rowBatch)) error {
 }
 
 func init() {
-	beam.RegisterCoder(reflect.TypeOf(rowBatch{}), encodeRows, decodeRows)
+	wire.RegisterCoder(encodeRows, decodeRows)
 	beam.RegisterType(reflect.TypeOf(index.FileEntry{}))
 	register.Function2x1(appendRows)
 	register.Function2x0(keptLine)

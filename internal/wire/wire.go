@@ -1,8 +1,8 @@
 // Package wire is the compact binary encoding of the pipeline's batches: varints, 8-byte
 // words for hashes, length-prefixed strings, a batch framed by its item count. Beam's
 // default row coder encodes a struct field by field through reflection; the coders built
-// on this package write each batch in one pass (registered with beam.RegisterCoder by the
-// packages that own the batch types).
+// on this package write each batch in one pass (registered by the packages that own the
+// batch types, with RegisterCoder).
 package wire
 
 import (

@@ -1,15 +1,11 @@
 package sink
 
 import (
-	"reflect"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-
 	"github.com/neardup/neardup/internal/wire"
 )
 
 func init() {
-	beam.RegisterCoder(reflect.TypeOf(entryBatch{}), encodeEntries, decodeEntries)
+	wire.RegisterCoder(encodeEntries, decodeEntries)
 }
 
 // encodeEntries writes a batch of outcomes for the grouping by file. A kept line, the bulk
