@@ -273,7 +273,7 @@ func (s *scanner) str(decode bool) (string, bool, error) {
 	}
 	switch c := b[s.i]; {
 	case c == '\\':
-		return s.strSlow(start, decode)
+		return s.strSlow(start, decode, seen)
 	case c < 0x20:
 		return "", false, s.errChar("in string literal")
 	}
@@ -288,7 +288,7 @@ func (s *scanner) str(decode bool) (string, bool, error) {
 		}
 		return string(raw), false, nil
 	}
-	out, bad := unescape(make([]byte, 0, len(raw)+8), raw)
+	out, bad := unescape(make([]byte, 0, len(raw)+8), raw, false)
 	return ownedString(out), bad, nil
 }
 
@@ -330,9 +330,12 @@ var special = func() (t [256]bool) {
 }()
 
 // strSlow validates the rest of a string that has escapes, then decodes it whole.
-func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
+// seen is the OR of the bytes before the first escape.
+func (s *scanner) strSlow(start int, decode bool, seen byte) (string, bool, error) {
 	for {
-		s.i, _ = plainEnd(s.b, s.i)
+		var run byte
+		s.i, run = plainEnd(s.b, s.i)
+		seen |= run // escapes are ASCII: no other byte can make the string non-ASCII
 		if s.i >= len(s.b) {
 			return "", false, s.errEOF()
 		}
@@ -344,8 +347,10 @@ func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
 			if !decode {
 				return "", false, nil
 			}
+			// An ASCII string (most texts, all ids) is valid UTF-8 without a check.
+			valid := seen < utf8.RuneSelf || utf8.Valid(raw)
 			var buf []byte
-			if s.inPlace && utf8.Valid(raw) {
+			if s.inPlace && valid {
 				// Every escape decodes to fewer bytes than it takes, and a run between
 				// escapes is copied as it is, so the output never overtakes the input:
 				// raw can be decoded over itself. Only an invalid byte grows (to the
@@ -354,7 +359,7 @@ func (s *scanner) strSlow(start int, decode bool) (string, bool, error) {
 			} else {
 				buf = make([]byte, 0, len(raw))
 			}
-			out, bad := unescape(buf, raw)
+			out, bad := unescape(buf, raw, valid)
 			return ownedString(out), bad, nil
 		case c == '\\':
 			s.i++
@@ -415,7 +420,8 @@ func hex4(raw []byte) rune {
 
 // unescape decodes the validated body of a JSON string (between the quotes), replacing
 // invalid UTF-8 bytes and unpaired surrogates with U+FFFD exactly as encoding/json does.
-func unescape(out, raw []byte) ([]byte, bool) {
+// valid says raw is known to be valid UTF-8, so its runs between escapes need no check.
+func unescape(out, raw []byte, valid bool) ([]byte, bool) {
 	bad := false
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -461,7 +467,7 @@ func unescape(out, raw []byte) ([]byte, bool) {
 		if k := bytes.IndexByte(raw[i:], '\\'); k >= 0 {
 			j = i + k
 		}
-		if run := raw[i:j]; utf8.Valid(run) {
+		if run := raw[i:j]; valid || utf8.Valid(run) {
 			out = append(out, run...)
 			i = j
 			continue
