@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Before and after one change: runs two neardup binaries (BEFORE, AFTER) interleaved,
 # RUNS rounds, on the generated corpus of N documents (one JSONL file), and prints the
-# medians of wall and CPU seconds, the largest peak RSS, and whether the outputs (kept,
-# removed, clusters, similarities) are byte-identical. Extra arguments go to both runs.
+# medians of wall and CPU seconds, the largest peak RSS, the median of each round's
+# after/before ratio with the number of rounds the change won, and whether the outputs
+# (kept, removed, clusters, similarities) are byte-identical. Extra arguments go to both
+# runs.
 # Usage (repo root): BEFORE=/tmp/nd-before AFTER=/tmp/nd N=100000 RUNS=5 bench/ab.sh
 #                    BEFORE=... N=1000000 RUNS=1 bench/ab.sh --partitions 1024
 cd "$(dirname "$0")/.."
@@ -33,6 +35,16 @@ for side in before after; do
 done
 awk -v wb="${W[before]}" -v wa="${W[after]}" -v cb="${C[before]}" -v ca="${C[after]}" \
 	'BEGIN{printf "\n- after / before: wall %.2f×, CPU %.2f×\n", wa/wb, ca/cb}'
+# Each round runs before and after back to back, so a round's own ratio is the least
+# exposed to the machine's load drifting over the run: their median, and how many rounds
+# the change won.
+paste -d' ' "$OUT/ab-before" "$OUT/ab-after" | awk '
+	{ w[NR] = $4 / $1; c[NR] = $5 / $2; lw += ($4 < $1); lc += ($5 < $2) }
+	function med(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END { printf "- per round: median ratio wall %.2f×, CPU %.2f×; after lower in %d of %d rounds (wall), %d of %d (CPU)\n", med(w, NR), med(c, NR), lw, NR, lc, NR }'
 for f in kept.jsonl removed.jsonl clusters.jsonl similarities.json; do
 	if cmp -s "$OUT/ab-out-before/$f" "$OUT/ab-out-after/$f"; then echo "- $f: byte-identical"; else echo "- $f: DIFFERS"; fi
 done
