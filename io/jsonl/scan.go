@@ -347,7 +347,7 @@ func (s *scanner) strSlow(start int, decode bool, seen byte) (string, bool, erro
 			if !decode {
 				return "", false, nil
 			}
-			// An ASCII string (most texts, all ids) is valid UTF-8 without a check.
+			// An ASCII string (most texts and ids) is valid UTF-8 without a check.
 			valid := seen < utf8.RuneSelf || utf8.Valid(raw)
 			var buf []byte
 			if s.inPlace && valid {
