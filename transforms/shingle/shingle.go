@@ -15,6 +15,7 @@
 package shingle
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -229,9 +230,47 @@ func Hashes(norm string, o Options, sum func([]byte) uint64) []uint64 {
 // repeats in linear time; MinHash does not care about order).
 func AppendHashes(dst []uint64, norm string, o Options, sum func([]byte) uint64) []uint64 {
 	o.mustValidate()
+	if o.Kind == Word {
+		return appendWordHashes(dst, norm, o.N, sum)
+	}
 	Each(norm, o, func(s string) {
 		dst = append(dst, sum(unsafe.Slice(unsafe.StringData(s), len(s))))
 	})
+	return dst
+}
+
+// appendWordHashes is AppendHashes for word n-grams (the shingles eachWord passes), in
+// one loop without a callback: it was a third of hashing a document's shingles.
+func appendWordHashes(dst []uint64, norm string, n int, sum func([]byte) uint64) []uint64 {
+	if norm == "" {
+		return dst
+	}
+	b := unsafe.Slice(unsafe.StringData(norm), len(norm))
+	// starts rings the window's word starts; the window ends where its last word does.
+	var small [16]int
+	starts := small[:]
+	if n > len(small) {
+		starts = make([]int, n)
+	}
+	next, words, slot := 0, 0, 0 // next is where the next word starts; slot its ring slot
+	for next <= len(b) {
+		end := len(b)
+		if j := bytes.IndexByte(b[next:], ' '); j >= 0 {
+			end = next + j
+		}
+		starts[slot] = next
+		if slot++; slot == n {
+			slot = 0
+		}
+		// The slot the next word will take holds the start of the window's first word.
+		if words++; words >= n {
+			dst = append(dst, sum(b[starts[slot]:end]))
+		}
+		next = end + 1
+	}
+	if words < n {
+		dst = append(dst, sum(b)) // fewer than n words: the whole text is the one shingle
+	}
 	return dst
 }
 

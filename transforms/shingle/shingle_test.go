@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
 )
 
@@ -311,5 +312,17 @@ func BenchmarkHashesOnly200Words(b *testing.B) {
 	b.SetBytes(int64(len(n)))
 	for b.Loop() {
 		_ = Hashes(n, words(5), xxhash.Sum64)
+	}
+}
+
+// BenchmarkAppendHashes200Words is the featurizing pass's use: hashes in document order,
+// through the method value the pipeline passes (minhash.HashFunc.Sum64).
+func BenchmarkAppendHashes200Words(b *testing.B) {
+	n := normalize.Text(doc200(), normalize.Options{})
+	sum := minhash.XXHash.Sum64
+	var dst []uint64
+	b.SetBytes(int64(len(n)))
+	for b.Loop() {
+		dst = AppendHashes(dst[:0], n, words(5), sum)
 	}
 }
