@@ -201,6 +201,18 @@ func isNFKCInert(s string) bool {
 	return true
 }
 
+// startsInert reports whether the valid UTF-8 text s starts with a rune isNFKCInert
+// accepts, which composes with nothing before it: a table lookup where the norm
+// package's properties cost a trie walk, after every upper-case letter of a Cyrillic or
+// Greek text.
+func startsInert(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	if r < tableSize {
+		return nfkcInert[r]
+	}
+	return isCJKOrHangul(r)
+}
+
 // isSpaceRune reports whether r becomes a word separator under o.
 func isSpaceRune(r rune, o Options) bool {
 	return unicode.IsSpace(r) || (o.StripPunct && (unicode.IsPunct(r) || unicode.IsSymbol(r)))
@@ -353,7 +365,7 @@ func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
 			// Every lower-case mapping yields an NFKC starter (checked over all
 			// runes by the tests), so composition can only change if the next
 			// rune combines backwards, as U+0301 does after 'İ' → 'i'.
-			if i < len(s) && s[i] >= utf8.RuneSelf && !norm.NFKC.PropertiesString(s[i:]).BoundaryBefore() {
+			if i < len(s) && s[i] >= utf8.RuneSelf && !startsInert(s[i:]) && !norm.NFKC.PropertiesString(s[i:]).BoundaryBefore() {
 				recompose = true
 			}
 		}
