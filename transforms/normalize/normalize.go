@@ -113,10 +113,12 @@ func TextReusing(s string, o Options, buf *[]byte) string { return text(s, o, bu
 
 func text(s string, o Options, buf *[]byte) string {
 	if !isASCII(s) {
-		if !utf8.ValidString(s) {
+		valid, inert := validInert(s)
+		if !valid {
 			s = replaceInvalid(s)
+			inert = isNFKCInert(s)
 		}
-		if !isNFKCInert(s) {
+		if !inert {
 			// NFKC returns its input unchanged (no allocation) when already in NFKC.
 			s = norm.NFKC.String(s)
 		}
@@ -211,6 +213,26 @@ func startsInert(s string) bool {
 		return nfkcInert[r]
 	}
 	return isCJKOrHangul(r)
+}
+
+// validInert reports whether s is valid UTF-8 and, when it is, isNFKCInert(s): one pass
+// over the text where checking its encoding and then its runes took two.
+func validInert(s string) (valid, inert bool) {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return false, false
+		}
+		i += size
+		if !(r < tableSize && nfkcInert[r] || r >= tableSize && isCJKOrHangul(r)) {
+			return utf8.ValidString(s[i:]), false
+		}
+	}
+	return true, true
 }
 
 // isSpaceRune reports whether r becomes a word separator under o.
