@@ -179,9 +179,8 @@ func isASCII(s string) bool {
 	return true
 }
 
-// isNFKCInert reports whether every rune of the valid UTF-8 text s is in nfkcInert, so
-// that s is already in NFKC. CJK ideographs and Hangul syllables (isCJKOrHangul) count
-// as inert too; any other rune sends s through the norm package.
+// isNFKCInert reports whether every rune of the valid UTF-8 text s is inert (isInert),
+// so that s is already in NFKC; any other rune sends s through the norm package.
 func isNFKCInert(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -191,28 +190,28 @@ func isNFKCInert(s string) bool {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		switch {
-		case r < tableSize:
-			if !nfkcInert[r] {
-				return false
-			}
-		case !isCJKOrHangul(r):
+		if !isInert(r) {
 			return false
 		}
 	}
 	return true
 }
 
-// startsInert reports whether the valid UTF-8 text s starts with a rune isNFKCInert
-// accepts, which composes with nothing before it: a table lookup where the norm
-// package's properties cost a trie walk, after every upper-case letter of a Cyrillic or
-// Greek text.
-func startsInert(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
+// isInert reports whether NFKC leaves r alone wherever it stands: nfkcInert below
+// tableSize, and the CJK ideographs and Hangul syllables above it.
+func isInert(r rune) bool {
 	if r < tableSize {
 		return nfkcInert[r]
 	}
 	return isCJKOrHangul(r)
+}
+
+// startsInert reports whether the valid UTF-8 text s starts with an inert rune, which
+// composes with nothing before it: a table lookup where the norm package's properties
+// cost a trie walk, after every upper-case letter of a Cyrillic or Greek text.
+func startsInert(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isInert(r)
 }
 
 // validInert reports whether s is valid UTF-8 and, when it is, isNFKCInert(s): one pass
@@ -228,7 +227,7 @@ func validInert(s string) (valid, inert bool) {
 			return false, false
 		}
 		i += size
-		if !(r < tableSize && nfkcInert[r] || r >= tableSize && isCJKOrHangul(r)) {
+		if !isInert(r) {
 			return utf8.ValidString(s[i:]), false
 		}
 	}
