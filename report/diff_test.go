@@ -112,3 +112,25 @@ func TestWordDiffKey(t *testing.T) {
 	assert.Empty(t, marked(l), "a change of case is not a difference under the key")
 	assert.Equal(t, []string{"yellow"}, marked(r))
 }
+
+// BenchmarkWordDiff10kRunes diffs two texts of the report's largest shown size (10,000
+// characters, DefaultMaxRunes) that differ in a few words, as a near-duplicate pair does.
+func BenchmarkWordDiff10kRunes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("the quick brown fox jumps over lazy dog and then some more words follow here")
+	var ta strings.Builder
+	for ta.Len() < DefaultMaxRunes {
+		ta.WriteString(words[rng.IntN(len(words))])
+		ta.WriteByte(' ')
+	}
+	a := ta.String()
+	tb := []byte(a)
+	for i := range 5 {
+		tb[len(tb)*(i+1)/6] = 'X'
+	}
+	bText := string(tb)
+	b.ReportAllocs()
+	for b.Loop() {
+		WordDiff(a, bText, strings.ToLower)
+	}
+}
