@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/transforms/candidates"
 )
 
@@ -209,46 +210,12 @@ func compareBandEntries(a, b BandEntry) int {
 }
 
 // sortBandEntries sorts by compareBandEntries. Band keys are hashes, spread evenly over
-// their top bits whatever the partition (partOfHash uses bits 32 and up, modulo), so one
-// counting pass on the top bits puts each entry in a group of about eight, and only
-// those small groups are sorted by comparison: about a third of a comparison sort's
-// cost, which was most of bucketing a partition. Copies of one band key stay in one
-// group, sorted like any other. The entries are moved to their groups in place (each
-// displaced entry goes on to its own group's next free slot), not into a copy: a copy
-// was the largest allocation of bucketing, as large as the partition, and holds
-// pointers the collector scans.
+// their top bits whatever the partition (partOfHash uses bits 32 and up, modulo), so
+// hashsort groups them by those bits and sorts only the small groups by comparison:
+// about a third of a comparison sort's cost, which was most of bucketing a partition.
+// Copies of one band key stay in one group, sorted like any other.
 func sortBandEntries(entries []BandEntry) []BandEntry {
-	n := len(entries)
-	if n < 256 {
-		slices.SortFunc(entries, compareBandEntries)
-		return entries
-	}
-	b := bits.Len(uint(n / 8))
-	shift := 64 - b
-	start := make([]int, 1<<b+1) // start[g] is where group g begins in the sorted order
-	for _, e := range entries {
-		start[e.Key>>shift+1]++
-	}
-	for g := 1; g < len(start); g++ {
-		start[g] += start[g-1]
-	}
-	next := slices.Clone(start[:1<<b]) // group g's first slot not yet holding one of its own
-	for g := range 1 << b {
-		for i := next[g]; i < start[g+1]; i = next[g] {
-			e := entries[i]
-			for h := int(e.Key >> shift); h != g; h = int(e.Key >> shift) {
-				e, entries[next[h]] = entries[next[h]], e
-				next[h]++
-			}
-			entries[i] = e
-			next[g]++
-		}
-	}
-	for g := range 1 << b {
-		if start[g+1]-start[g] > 1 {
-			slices.SortFunc(entries[start[g]:start[g+1]], compareBandEntries)
-		}
-	}
+	hashsort.Func(entries, func(e BandEntry) uint64 { return e.Key }, compareBandEntries)
 	return entries
 }
 

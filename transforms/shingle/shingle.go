@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/transforms/minhash"
 )
 
@@ -221,7 +222,7 @@ func Strings(norm string, o Options) []string {
 // retain them, which hash functions such as xxhash.Sum64 do not.
 func Hashes(norm string, o Options, sum func([]byte) uint64) []uint64 {
 	out := AppendHashes(make([]uint64, 0, estimate(norm, o)), norm, o, sum)
-	slices.Sort(out)
+	hashsort.Uint64s(out)
 	return slices.Compact(out)
 }
 

@@ -6,6 +6,7 @@ package shingleset
 import (
 	"slices"
 
+	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingle"
@@ -42,7 +43,7 @@ func (s *Shingler) Set(text string, scratch *Scratch) ([]uint64, bool) {
 	scratch.hashes = h
 	h = scratch.distinct.Keep(h)
 	if s.maxShingles > 0 && len(h) > s.maxShingles {
-		slices.Sort(h) // the cap keeps the smallest hashes
+		hashsort.Uint64s(h) // the cap keeps the smallest hashes
 	}
 	return Cap(h, s.maxShingles)
 }

@@ -1,0 +1,64 @@
+// Package hashsort sorts slices keyed by hashes. Hash keys are spread evenly over their
+// top bits, so one counting pass on those bits puts each element in a group of about
+// eight in its final place, and only the small groups are sorted by comparison: a
+// fraction of a comparison sort's cost, whose every comparison of random keys is a
+// coin toss for the branch predictor. Keys that are not spread evenly still sort
+// correctly, in groups that are larger.
+package hashsort
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// small is the length below which a comparison sort is as fast.
+const small = 256
+
+// Uint64s sorts hashes in increasing order.
+func Uint64s(h []uint64) {
+	byTopBits(h, func(x uint64) uint64 { return x }, slices.Sort[[]uint64])
+}
+
+// Func sorts s by compare, which must order first by key: elements with different keys
+// compare as their keys do.
+func Func[T any](s []T, key func(T) uint64, compare func(a, b T) int) {
+	byTopBits(s, key, func(g []T) { slices.SortFunc(g, compare) })
+}
+
+// byTopBits groups s by the top bits of key and sorts each group with sort (all of s
+// when it is short). Elements are moved to their groups in place (each displaced element
+// goes on to its own group's next free slot), not into a copy, which would allocate as
+// much as s.
+func byTopBits[T any](s []T, key func(T) uint64, sort func([]T)) {
+	n := len(s)
+	if n < small {
+		sort(s)
+		return
+	}
+	b := bits.Len(uint(n / 8))
+	shift := 64 - b
+	start := make([]int, 1<<b+1) // start[g] is where group g begins in the sorted order
+	for _, x := range s {
+		start[key(x)>>shift+1]++
+	}
+	for g := 1; g < len(start); g++ {
+		start[g] += start[g-1]
+	}
+	next := slices.Clone(start[:1<<b]) // group g's first slot not yet holding one of its own
+	for g := range 1 << b {
+		for i := next[g]; i < start[g+1]; i = next[g] {
+			x := s[i]
+			for h := int(key(x) >> shift); h != g; h = int(key(x) >> shift) {
+				x, s[next[h]] = s[next[h]], x
+				next[h]++
+			}
+			s[i] = x
+			next[g]++
+		}
+	}
+	for g := range 1 << b {
+		if start[g+1]-start[g] > 1 {
+			sort(s[start[g]:start[g+1]])
+		}
+	}
+}
