@@ -4,16 +4,18 @@
 # medians of wall and CPU seconds, the largest peak RSS, the median of each round's
 # after/before ratio with the number of rounds the change won, and whether the outputs
 # (kept, removed, clusters, similarities) are byte-identical. Extra arguments go to both
-# runs.
+# runs; GEN holds `neardup gen` flags for another kind of corpus than the default.
 # Usage (repo root): BEFORE=/tmp/nd-before AFTER=/tmp/nd N=100000 RUNS=5 bench/ab.sh
 #                    BEFORE=... N=1000000 RUNS=1 bench/ab.sh --partitions 1024
+#                    BEFORE=... N=20000 GEN="--mean-words 6000 --min-words 1000 --max-words 12000" bench/ab.sh
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 BEFORE=${BEFORE:?path of the neardup binary before the change}
 AFTER=${AFTER:-$ND}
 RUNS=${RUNS:-5}
 N=${N:-100000}
-c=$(corpus "$N")
+# shellcheck disable=SC2086 # GEN is a list of flags
+c=$(corpus "$N" ${GEN:-})
 rm -f "$OUT/ab-before" "$OUT/ab-after"
 for i in $(seq "$RUNS"); do
 	for side in before after; do
@@ -24,7 +26,7 @@ for i in $(seq "$RUNS"); do
 	done
 done
 env_header
-echo "- command: \`BEFORE=$BEFORE AFTER=$AFTER N=$N RUNS=$RUNS bench/ab.sh $*\`"
+echo "- command: \`BEFORE=$BEFORE AFTER=$AFTER N=$N RUNS=$RUNS${GEN:+ GEN=\"$GEN\"} bench/ab.sh $*\`; corpus $c ($(du -mL "$c" | cut -f1) MB)"
 echo
 echo "| side | wall s, median (runs) | CPU s, median | peak RSS MiB (max) |"
 echo "|---|---|---:|---:|"

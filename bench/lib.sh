@@ -9,10 +9,15 @@ if [ ! -x "$ND" ]; then
 	go build -o "$ND" ./cmd/neardup
 fi
 
-# corpus N: generate (once) a corpus of N documents, seed 1; prints its path.
+# corpus N [GEN FLAGS...]: generate (once) a corpus of N documents, seed 1, with any
+# further `neardup gen` flags (e.g. --mean-words 6000 for long documents); prints its path.
 corpus() {
 	local n=$1 f="$OUT/corpus-$1.jsonl"
-	[ -s "$f" ] || "$ND" gen --n "$n" --seed 1 --output "$f" >&2
+	shift
+	if [ $# -gt 0 ]; then
+		f="$OUT/corpus-$n-$(echo "$*" | md5sum | cut -c1-8).jsonl"
+	fi
+	[ -s "$f" ] || "$ND" gen --n "$n" --seed 1 "$@" --output "$f" >&2
 	echo "$f"
 }
 
