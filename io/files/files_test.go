@@ -129,8 +129,44 @@ func TestTruncatedCompressedFileIsAnErrorNamingTheFile(t *testing.T) {
 			got, err := readAll(t, path)
 			require.Error(t, err, "a truncated stream must not read as a short file")
 			assert.Contains(t, err.Error(), path)
+			// The decompressor consumed the whole cut file before it found the cut, and
+			// not a byte more: the offset is where the damage is.
+			var re *ReadError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, int64(len(full)/2), re.Offset)
 			assert.Less(t, len(got), len(data))
 			assert.Equal(t, data[:len(got)], got, "what was read before the break is a prefix")
+		})
+	}
+}
+
+// A stream corrupt in its middle breaks there: the offset is the damage's, not the end
+// of what the reader's 1 MiB buffer had read ahead (the whole file, here). The .gz is two
+// members, the second with a broken header, found within its first bytes; the .zst has
+// bytes flipped a third in, found at the end of their block at the latest.
+func TestCorruptCompressedFileBreaksWhereItIsCorrupt(t *testing.T) {
+	for _, kind := range []string{"gzip", "zstd"} {
+		t.Run(kind, func(t *testing.T) {
+			full := compressed(t, kind, payload())
+			ext, at, limit := "zst", len(full)/3, len(full)
+			if kind == "gzip" {
+				ext, at = "gz", len(full)
+				limit = at + 64
+				second := compressed(t, kind, payload())
+				second[0] = 'X' // not the gzip magic
+				full = append(full, second...)
+			} else {
+				for i := at; i < at+64; i++ {
+					full[i] ^= 0x5a
+				}
+			}
+			path := filepath.Join(t.TempDir(), "corrupt.jsonl."+ext)
+			writeFile(t, path, full)
+			_, err := readAll(t, path)
+			var re *ReadError
+			require.ErrorAs(t, err, &re)
+			assert.GreaterOrEqual(t, re.Offset, int64(at))
+			assert.Less(t, re.Offset, int64(limit), "%v", err)
 		})
 	}
 }
