@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"time"
@@ -117,21 +118,29 @@ func featurize(sh *Shingler, signer *minhash.Signer, bands, rows int, sig []uint
 	return r
 }
 
-// runeCount is utf8.RuneCountInString (an invalid byte counts as one rune) taking eight
-// ASCII bytes at a time: the rune loop cost a tenth of featurizing a mostly-ASCII text.
+// runeCount is utf8.RuneCountInString (an invalid byte counts as one rune), eight bytes
+// at a time: an ASCII prefix is skipped, and past it, in valid UTF-8, which is what the
+// sources hand on (they replace invalid bytes), the runes are the bytes that do not
+// continue one (10xxxxxx). On Cyrillic text that is twice the speed of decoding each
+// rune.
 func runeCount(s string) int64 {
-	var n int64
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 == 0 {
-			n, i = n+8, i+8
-			continue
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)) }
+	i := 0
+	for i+8 <= len(s) && word(i)&0x8080808080808080 == 0 {
+		i += 8
+	}
+	if !utf8.ValidString(s[i:]) {
+		return int64(i + utf8.RuneCountInString(s[i:]))
+	}
+	n := int64(len(s))
+	for ; i+8 <= len(s); i += 8 {
+		x := word(i)
+		n -= int64(bits.OnesCount64(x &^ (x << 1) & 0x8080808080808080)) // bytes 10xxxxxx
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xC0 == 0x80 {
+			n--
 		}
-		if s[i] < utf8.RuneSelf {
-			n, i = n+1, i+1
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		n, i = n+1, i+size
 	}
 	return n
 }

@@ -25,3 +25,18 @@ func TestRuneCount(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRuneCount counts the runes of a 1.4 KB text in Cyrillic and in ASCII.
+func BenchmarkRuneCount(b *testing.B) {
+	for _, c := range []struct{ name, sentence string }{
+		{"cyrillic", "Съешь же ещё этих мягких французских булок, да выпей чаю. "},
+		{"ascii", "The quick brown fox jumps over the lazy dog and again. "},
+	} {
+		s := strings.Repeat(c.sentence, 25)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				runeCount(s)
+			}
+		})
+	}
+}
