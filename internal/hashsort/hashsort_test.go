@@ -67,7 +67,7 @@ func TestFuncTiesByCompare(t *testing.T) {
 // and over, the branch predictor learns its comparisons, and a comparison sort of a
 // thousand hashes looked four times faster than it is.
 func BenchmarkUint64s(b *testing.B) {
-	for _, n := range []int{200, 1000, 6000, 100_000} {
+	for _, n := range []int{200, 1000, 6000, 100_000, 800_000} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		src := make([][]uint64, 64)
 		for i := range src {
