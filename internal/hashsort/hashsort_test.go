@@ -48,10 +48,11 @@ func compareEntries(a, b entry) int {
 	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
 }
 
-// Func orders equal keys by the rest of compare.
+// Func orders equal keys by the rest of compare, also in groups it sorts again by the
+// bits below (keys of 300 values, over 2,048 groups of the top bits).
 func TestFuncTiesByCompare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	s := make([]entry, 5000)
+	s := make([]entry, 50_000) // groups of several hundred: sorted again on the bits below
 	for i := range s {
 		s[i] = entry{key: uint64(rng.IntN(300)) << 50, id: fmt.Sprint(rng.IntN(1e6))}
 	}
