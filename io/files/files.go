@@ -145,7 +145,9 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	// A large buffer keeps remote reads (gs://) from turning into many small requests.
 	count := &countingReader{r: raw}
 	br := bufio.NewReaderSize(count, 1<<20)
-	rc.consumed = func() int64 { return count.consumed(br) }
+	damage := func(r io.Reader) io.Reader {
+		return &offsetErrors{path: path, r: r, consumed: func() int64 { return count.consumed(br) }}
+	}
 	switch Compression(path) {
 	case "gzip":
 		// klauspost's inflater gives the same bytes as compress/gzip's in about half
@@ -156,8 +158,7 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 			rc.Close()
 			return nil, fmt.Errorf("open %s: gzip: %w", path, err)
 		}
-		rc.r = zr
-		rc.closers = append([]io.Closer{zr}, rc.closers...)
+		rc.readAhead(damage(zr), zr)
 	case "zstd":
 		if err := checkNotEmpty(br); err != nil {
 			rc.Close()
@@ -169,26 +170,44 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("open %s: zstd: %w", path, err)
 		}
 		zc := zr.IOReadCloser()
-		rc.r = zc
-		rc.closers = append([]io.Closer{zc}, rc.closers...)
+		rc.readAhead(damage(zc), zc)
 	default:
-		rc.r = br
+		rc.r = damage(br)
 	}
 	return rc, nil
 }
 
 type readCloser struct {
-	path     string
-	consumed func() int64 // bytes of the file read so far
-	r        io.Reader
-	closers  []io.Closer // innermost first
-	closed   bool
+	path    string
+	r       io.Reader
+	closers []io.Closer // innermost first
+	closed  bool
 }
 
-func (c *readCloser) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
+// readAhead reads decompressed, the decompressing reader dc closes, on a goroutine of
+// its own ahead of the caller (asyncio.Reader): the inflating overlaps the splitting and
+// parsing of the lines. Close stops that goroutine before it closes dc.
+func (c *readCloser) readAhead(decompressed io.Reader, dc io.Closer) {
+	ar := asyncio.NewReader(decompressed, 1<<20)
+	c.r = ar
+	c.closers = append([]io.Closer{ar, dc}, c.closers...)
+}
+
+func (c *readCloser) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// offsetErrors makes a failed read of path a *ReadError at the offset of the file that
+// consumed gives at that moment: on the goroutine that reads, which is the read-ahead
+// one for a compressed file.
+type offsetErrors struct {
+	path     string
+	r        io.Reader
+	consumed func() int64
+}
+
+func (o *offsetErrors) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = &ReadError{Path: c.path, Offset: c.consumed(), Err: err}
+		err = &ReadError{Path: o.path, Offset: o.consumed(), Err: err}
 	}
 	return n, err
 }
