@@ -366,3 +366,16 @@ func genCorpus(t *testing.T, n int, seed uint64) string {
 	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
 	return o.Output
 }
+
+// TestJobErrorKeepsAMessage: the DoFn's message after Prism's last "] failed:" line is
+// what the user reads; a job that failed with nothing after that line (or before any
+// bundle ran) still says why, and never leaves the error blank.
+func TestJobErrorKeepsAMessage(t *testing.T) {
+	for _, tc := range []struct{ err, want string }{
+		{"plan [a]\n[b] failed:\nduplicate id \"x\"\n", `duplicate id "x"`},
+		{"plan [a]\n[b] failed:\n", "plan [a]\n[b] failed:"},
+		{"go: go.mod file not found\n", "go: go.mod file not found"},
+	} {
+		assert.Equal(t, tc.want, jobError(fmt.Errorf("%s", tc.err)))
+	}
+}

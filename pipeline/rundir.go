@@ -189,13 +189,16 @@ func unwrapPath(err error) error {
 
 // jobError is the part of a failed job's error that the user needs: the Prism runner
 // wraps a DoFn's error in the bundle's whole execution plan, and the DoFn's own message
-// (a duplicate id, a damaged input) comes after the last "] failed:" line.
+// (a duplicate id, a damaged input) comes after the last "] failed:" line. When nothing
+// does (a job that failed before any bundle ran), the whole error is the message.
 func jobError(err error) string {
 	s := err.Error()
 	if i := strings.LastIndex(s, "] failed:\n"); i >= 0 {
-		return strings.TrimSpace(s[i+len("] failed:\n"):])
+		if msg := strings.TrimSpace(s[i+len("] failed:\n"):]); msg != "" {
+			return msg
+		}
 	}
-	return s
+	return strings.TrimSpace(s)
 }
 
 // failed aborts the run and returns its error, saying that nothing was committed and
