@@ -180,21 +180,11 @@ func isASCII(s string) bool {
 }
 
 // isNFKCInert reports whether every rune of the valid UTF-8 text s is inert (isInert),
-// so that s is already in NFKC; any other rune sends s through the norm package.
+// so that s is already in NFKC; any other rune sends s through the norm package. It is
+// validInert's answer for a text known to be valid.
 func isNFKCInert(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if !isInert(r) {
-			return false
-		}
-	}
-	return true
+	_, inert := validInert(s)
+	return inert
 }
 
 // isInert reports whether NFKC leaves r alone wherever it stands: nfkcInert below
