@@ -1,6 +1,6 @@
 // Package asyncio moves the system calls (and any compression stacked under them) of a
-// sequential write onto a goroutine of its own, so that they overlap the caller's work
-// instead of adding to it.
+// sequential write (Writer) or read (Reader) onto a goroutine of its own, so that they
+// overlap the caller's work instead of adding to it.
 //
 // The output step writes every input record back: at 1M documents about a gigabyte, and
 // on a plain buffered writer the caller's goroutine waits in write(2) (or in gzip) for

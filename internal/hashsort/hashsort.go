@@ -1,9 +1,10 @@
 // Package hashsort sorts slices keyed by hashes. Hash keys are spread evenly over their
-// top bits, so one counting pass on those bits puts each element in a group of about
-// eight in its final place, and only the small groups are sorted by comparison: a
-// fraction of a comparison sort's cost, whose every comparison of random keys is a
-// coin toss for the branch predictor. Keys that are not spread evenly still sort
-// correctly, in groups that are larger.
+// top bits, so a counting pass on those bits puts each element in its group in its
+// final place (a group of about eight, or up to 2^maxBits groups a pass for a long
+// slice, each grouped again by the bits below), and only the small groups are sorted by
+// comparison: a fraction of a comparison sort's cost, whose every comparison of random
+// keys is a coin toss for the branch predictor. Keys that are not spread evenly still
+// sort correctly, in groups that are larger.
 package hashsort
 
 import (
