@@ -24,12 +24,13 @@ var progress struct {
 // runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
 // progress line to progressOut (when not nil) while it runs.
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
+	run := func() (beam.PipelineResult, error) { return beamx.RunWithMetrics(ctx, p) }
 	if progressOut == nil {
-		return beamx.RunWithMetrics(ctx, p)
+		return privateTempDir(run)
 	}
 	stop := make(chan struct{})
 	done := reportProgress(progressOut, 2*time.Second, stop)
-	res, err := beamx.RunWithMetrics(ctx, p)
+	res, err := privateTempDir(run)
 	close(stop)
 	<-done
 	return res, err
