@@ -30,7 +30,7 @@ func init() {
 	register.Function4x0(labelledMember)
 	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(sortedLine), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
-	register.DoFn5x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(record.Decisions), error](&decideFn{})
+	register.DoFn6x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(*string) bool, func(record.Decisions), error](&decideFn{})
 	register.Emitter2[int, fateBatch]()
 	register.Emitter2[string, Member]()
 	register.Emitter1[record.Decisions]()
@@ -284,16 +284,23 @@ func (f *checkConvergedFn) ProcessElement(n int64) error {
 
 // decideFn gives every input document of a partition its Decision, emitted in batches
 // (record.Decisions) of at most batchItems; documents in no cluster are kept. Indexed
-// documents get none. Indexes names the --against indexes.
+// documents get none. Indexes names the --against indexes. A clustered document, and one
+// of the ids shown lists (the pairs of SimilaritiesFile), is Shown: report.html may show
+// its text.
 type decideFn struct{ Indexes []string }
 
-func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(record.Decisions)) error {
+func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, shownIter func(*string) bool, emit func(record.Decisions)) error {
 	fates := map[string]Fate{}
 	var part fateBatch
 	for fateIter(&part) {
 		for _, ft := range part.Items {
 			fates[ft.ID] = ft
 		}
+	}
+	shown := map[string]bool{}
+	var id string
+	for shownIter(&id) {
+		shown[id] = true
 	}
 	var locs locBatch
 	var out []record.Decision
@@ -308,6 +315,7 @@ func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*locBa
 				seen++
 			}
 			d := decisionOf(l, ft, ok, f.Indexes)
+			d.Shown = ok || shown[l.ID]
 			decided++
 			if d.Removed {
 				removed++

@@ -30,7 +30,8 @@ const (
 
 func init() {
 	beam.RegisterType(reflect.TypeOf(nearBatch{}))
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*nearBatch) bool, func(int), error](&writeSimilaritiesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*nearBatch) bool, func(int, string), error](&writeSimilaritiesFn{})
+	register.Emitter2[int, string]()
 	register.Emitter1[nearBatch]()
 	once.Register[nearBatch]()
 }
@@ -85,21 +86,24 @@ func (n *nearBatch) trim() {
 }
 
 // writeSimilarities merges the batches of PCollection<nearBatch> into SimilaritiesFile
-// in dir. It runs once even when there were no candidates, so the file always exists.
-func writeSimilarities(s beam.Scope, batches beam.PCollection, dir string, cfg *Config) {
+// in dir. It runs once even when there were no candidates, so the file always exists. It
+// returns the ids of the pairs the file lists, whose texts report.html shows, keyed by
+// their id partition: PCollection<KV<int, string>>.
+func writeSimilarities(s beam.Scope, batches beam.PCollection, dir string, cfg *Config) beam.PCollection {
 	s = s.Scope("WriteSimilarities")
 	basis := "exact"
 	if cfg.Verify != VerifyExact {
 		basis = "estimate"
 	}
-	once.End(s, beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis}, once.Group[nearBatch](s, batches)))
+	return beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis, Partitions: cfg.Partitions}, once.Group[nearBatch](s, batches))
 }
 
 type writeSimilaritiesFn struct {
 	Dir, Basis string
+	Partitions int
 }
 
-func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, batches func(*nearBatch) bool, done func(int)) error {
+func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, batches func(*nearBatch) bool, emitShown func(int, string)) error {
 	all := newNearBatch()
 	var b nearBatch
 	for batches(&b) {
@@ -111,7 +115,10 @@ func (f *writeSimilaritiesFn) ProcessElement(ctx context.Context, _ int, _ func(
 	if err := writeJSON(ctx, files.Join(f.Dir, SimilaritiesFile), out); err != nil {
 		return err
 	}
-	done(1)
+	for _, e := range slices.Concat(all.Lowest, all.Highest) {
+		emitShown(partOfString(e.U, f.Partitions), e.U)
+		emitShown(partOfString(e.V, f.Partitions), e.V)
+	}
 	return nil
 }
 

@@ -32,13 +32,13 @@ func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	candidates, members := LSHBuckets(s, bands, idCheck, cfg)
 
 	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), members, cfg)
-	writeSimilarities(s, near, tempDir, cfg)
+	shown := writeSimilarities(s, near, tempDir, cfg)
 	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
 	if IsKeepField(cfg.Keep) {
 		fates, lines = KeepByField(s, locs, fates, cfg)
 	}
 
-	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates))
+	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates, shown))
 	if cfg.UpdateIndex {
 		updateIndex(s, decisions, cfg, tempDir)
 	}

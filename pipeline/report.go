@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/report"
 )
 
@@ -18,7 +20,11 @@ func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, na
 		// neither file, so it has no page to build.
 		return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }), nil
 	}
-	err := report.Write(ctx, tempDir, report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output})
+	o := report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output}
+	if cfg.Format == source.FormatJSONL {
+		o.KeptTexts = files.Join(tempDir, sink.ReportTexts)
+	}
+	err := report.Write(ctx, tempDir, o)
 	if err == nil {
 		return names, nil
 	}

@@ -37,4 +37,8 @@ type Decision struct {
 	Similarity  float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
 	ClusterSize int64   // members of the Doc's cluster; 1 for singletons
 	Index       string  // removed docs whose Cluster is an indexed document: that index (--against)
+	// Shown marks a Doc whose text report.html may show: a member of a cluster, or one end
+	// of a pair near the threshold. The sink copies such kept records where the report
+	// reads them (sink.ReportTexts), so the report never scans the whole kept output.
+	Shown bool
 }

@@ -159,10 +159,11 @@ type texts struct {
 }
 
 // loadTexts finds the texts of the wanted ids: removed ones in removed.jsonl, kept ones
-// in the kept file. A kept document without an id field is named by its input file and
-// line, which the kept file no longer tells: those are read from the input named by the
-// id. An id found nowhere has no text.
-func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool, maxRunes int, sh *shingleset.Shingler) (*texts, error) {
+// in keptTexts when it is set (Options.KeptTexts), otherwise in the kept file. A kept
+// document without an id field is named by its input file and line, which the kept file
+// no longer tells: those are read from the input named by the id. An id found nowhere
+// has no text.
+func loadTexts(ctx context.Context, dir, keptTexts string, st *stats, want map[string]bool, maxRunes int, sh *shingleset.Shingler) (*texts, error) {
 	t := &texts{text: map[string]string{}, cut: map[string]bool{}, hashes: map[string][]uint64{}, removed: map[string]removedDoc{}}
 	add := func(id, text string) {
 		t.hashes[id], _ = sh.Hashes(text)
@@ -208,6 +209,9 @@ func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool,
 	if err != nil {
 		return nil, err
 	}
+	if keptTexts != "" {
+		kept = keptTexts
+	}
 	// The kept file first, then the inputs named by generated ids still missing.
 	srcs := []string{kept}
 	for _, in := range st.Inputs {
@@ -219,7 +223,7 @@ func loadTexts(ctx context.Context, dir string, st *stats, want map[string]bool,
 		}
 	}
 	for _, f := range srcs {
-		if f == files.Join(dir, sink.KeptJSONL) {
+		if f == keptTexts || f == files.Join(dir, sink.KeptJSONL) {
 			if err := t.loadKeptJSONL(ctx, f, want, idField, textField, add); err != nil {
 				return nil, err
 			}

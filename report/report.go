@@ -26,6 +26,10 @@ type Options struct {
 	// MaxBytes caps the page (default 8 MiB): once the documents shown would pass it, the
 	// remaining pairs are listed without their texts.
 	MaxBytes int
+	// KeptTexts, when set, is a JSONL file holding at least every kept record the page
+	// can show (the dedup run's sink.ReportTexts); it is read instead of the kept output,
+	// which holds nearly the whole corpus.
+	KeptTexts string
 }
 
 // Defaults of Options.
@@ -123,7 +127,7 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: shingle parameters in %s: %w", StatsFile, err)
 	}
-	docs, err := loadTexts(ctx, dir, &st, want, o.MaxRunes, sh)
+	docs, err := loadTexts(ctx, dir, o.KeptTexts, &st, want, o.MaxRunes, sh)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

@@ -29,15 +29,21 @@ func init() {
 
 // decideFn stands in for the dedup pipeline: the ids in Removed are removed into the
 // given cluster with similarity 0.75, every other Doc is kept; each Decision is a batch
-// of its own.
+// of its own. A kept Doc that removed ones name as their cluster is shown by the report.
 type decideFn struct {
 	Removed map[string]string // id → cluster
 }
 
 func (f *decideFn) ProcessElement(d record.Doc) record.Decisions {
-	dec := record.Decision{File: d.File, Line: d.Line, ID: d.ID, Cluster: d.ID}
+	dec := record.Decision{File: d.File, Line: d.Line, ID: d.ID, Cluster: d.ID, ClusterSize: 1}
 	if c, ok := f.Removed[d.ID]; ok {
 		dec.Removed, dec.Cluster, dec.Similarity = true, c, 0.75
+	}
+	for _, c := range f.Removed {
+		if c == dec.Cluster {
+			dec.ClusterSize++
+			dec.Shown = true
+		}
 	}
 	return record.Decisions{Items: []record.Decision{dec}}
 }
@@ -54,6 +60,7 @@ func gzipped(t *testing.T, s string) string {
 
 type result struct {
 	kept, removed, rejected string
+	shown                   string // ReportTexts, read before the commit removes it
 	counters                map[string]int64
 }
 
@@ -74,6 +81,7 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 		_, err := os.Stat(filepath.Join(outDir, n))
 		require.True(t, os.IsNotExist(err), "%s appears only at commit", n)
 	}
+	shown, _ := os.ReadFile(filepath.Join(tmp, ReportTexts))
 	require.NoError(t, Commit(context.Background(), tmp, outDir, OutputNames(outFormat)))
 	_, err = os.Stat(tmp)
 	assert.True(t, os.IsNotExist(err), "the temp dir is removed at commit")
@@ -82,6 +90,7 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 		kept:     readOut(t, outDir, KeptName(outFormat)),
 		removed:  readOut(t, outDir, Removed),
 		rejected: readOut(t, outDir, Rejected),
+		shown:    string(shown),
 		counters: map[string]int64{},
 	}
 	for _, c := range res.Metrics().AllMetrics().Counters() {
@@ -138,6 +147,8 @@ func TestWritePipelineJSONL(t *testing.T) {
 		"{\"id\": \"B1\", \"text\": \"x\"}\n" +
 		strings.Repeat(`{"text": "filler line that compresses well"}`+"\n", cKept)
 	assert.True(t, wantKept == r.kept, "kept output is byte-identical to the kept input records")
+	assert.Equal(t, "{\"id\": \"D1\", \"text\": \"red blue green\"}\n{\"id\": \"B1\", \"text\": \"x\"}\n", r.shown,
+		"the kept records the report may show are copied as they are kept")
 
 	assert.Equal(t, ""+
 		`{"id":"D4","cluster":"D1","similarity":0.75,"file":"`+a+`","line":4,"record":{"id": "D4", "text": "RED BLUE GREEN", "meta": {"x": [1, 2]}}}`+"\n"+
@@ -197,6 +208,7 @@ func TestWritePipelineText(t *testing.T) {
 	assert.Equal(t, "red blue green\nlast\xff\nsecond file\n", r.kept)
 	assert.Equal(t, `{"id":"`+f1+`:3","cluster":"`+f1+`:1","similarity":0.75,"file":"`+f1+`","line":3,"record":"RED BLUE GREEN"}`+"\n", r.removed)
 	assert.Equal(t, `{"file":"`+f1+`","line":2,"reason":"empty line","record":""}`+"\n", r.rejected)
+	assert.Empty(t, r.shown, "text lines name no id: the report finds them in the inputs")
 	_, err := os.Stat(filepath.Join(out, KeptText))
 	require.NoError(t, err)
 }

@@ -16,7 +16,7 @@ func encodeEntries(b entryBatch) []byte {
 	return wire.EncodeAll(b.Items, 4*len(b.Items), func(e *wire.Encoder, it entry) {
 		e.Varint(int64(it.Kind))
 		e.Varint(it.Line)
-		if it.Kind == kindKept {
+		if it.Kind == kindKept || it.Kind == kindKeptShown {
 			return
 		}
 		e.Str(it.ID)
@@ -32,7 +32,7 @@ func encodeEntries(b entryBatch) []byte {
 func decodeEntries(b []byte) (entryBatch, error) {
 	items, err := wire.DecodeAll(b, func(d *wire.Decoder) entry {
 		it := entry{Kind: int32(d.Varint()), Line: d.Varint()}
-		if it.Kind == kindKept {
+		if it.Kind == kindKept || it.Kind == kindKeptShown {
 			return it
 		}
 		it.ID, it.Cluster, it.Similarity, it.Reason, it.Index = d.Str(), d.Str(), d.F64(), d.Str(), d.Str()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,7 @@ const (
 	kindRemoved
 	kindRejected
 	kindAnnotated // --mode annotate: any readable record, kept or a duplicate
+	kindKeptShown // kept, and its text may be on report.html (record.Decision.Shown)
 )
 
 // entry is the outcome of one input line, as shuffled to the file's writer. Kept lines
@@ -40,6 +42,9 @@ type entry struct {
 
 func fromDecision(d record.Decision) entry {
 	if !d.Removed {
+		if d.Shown {
+			return entry{Line: d.Line, Kind: kindKeptShown}
+		}
 		return entry{Line: d.Line, Kind: kindKept}
 	}
 	return entry{Line: d.Line, Kind: kindRemoved, ID: d.ID, Cluster: d.Cluster, Similarity: d.Similarity, Index: d.Index}
@@ -50,11 +55,13 @@ func fromRejected(r record.Rejected) entry {
 }
 
 // plan holds one file's outcomes in a compact form: a bitmap for kept lines (one bit per
-// line, 12.5 MB for 100M lines) and sorted slices for the rarer removed and rejected ones.
-// In annotate mode every readable record is listed in removed, as a kindAnnotated entry.
+// line, 12.5 MB for 100M lines) and sorted slices for the rarer removed and rejected ones,
+// and for the kept lines the report may show. In annotate mode every readable record is
+// listed in removed, as a kindAnnotated entry.
 type plan struct {
 	kept     []uint64
 	maxKept  int64
+	shown    []int64
 	removed  []entry
 	rejected []entry
 }
@@ -64,7 +71,7 @@ func (p *plan) add(e entry) error {
 		return fmt.Errorf("line %d: invalid line number", e.Line)
 	}
 	switch e.Kind {
-	case kindKept:
+	case kindKept, kindKeptShown:
 		w, bit := e.Line/64, uint64(1)<<(e.Line%64)
 		for int64(len(p.kept)) <= w {
 			p.kept = append(p.kept, 0)
@@ -74,6 +81,9 @@ func (p *plan) add(e entry) error {
 		}
 		p.kept[w] |= bit
 		p.maxKept = max(p.maxKept, e.Line)
+		if e.Kind == kindKeptShown {
+			p.shown = append(p.shown, e.Line)
+		}
 	case kindRemoved, kindAnnotated:
 		p.removed = append(p.removed, e)
 	case kindRejected:
@@ -95,14 +105,15 @@ func (p *plan) sort() {
 	}
 	byLine(p.removed)
 	byLine(p.rejected)
+	slices.Sort(p.shown)
 }
 
 // part describes the per-input-file outputs written by writePart.
 type part struct {
-	File                       string
-	Base                       string // path prefix of the part files
-	Kept, Removed, Rejected    bool   // which part files exist
-	NKept, NRemoved, NRejected int64
+	File                           string
+	Base                           string // path prefix of the part files
+	Kept, Removed, Rejected, Shown bool   // which part files exist
+	NKept, NRemoved, NRejected     int64
 }
 
 // partBase names an input file's parts by a hash of its path: paths can be long and hold
@@ -154,6 +165,7 @@ func writePart(ctx context.Context, tempDir, format, annotate, file string, p *p
 	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept"}
 	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed"}
 	rejected := &lazyWriter{ctx: ctx, path: pt.Base + ".rejected"}
+	shown := &lazyWriter{ctx: ctx, path: pt.Base + ".shown"}
 	var rbuf []byte
 	writeRejected := func(e entry, rec []byte) error {
 		rbuf = rejectedLine(rbuf[:0], file, e.Line, e.Reason, rec)
@@ -169,13 +181,13 @@ func writePart(ctx context.Context, tempDir, format, annotate, file string, p *p
 	case ff == source.FormatParquet:
 		err = routeParquet(ctx, file, annotate, p, kept, removed, writeRejected, &pt)
 	default:
-		err = route(ctx, file, ff, annotate, p, kept, removed, writeRejected, &pt)
+		err = route(ctx, file, ff, annotate, p, kept, removed, shown, writeRejected, &pt)
 	}
 	var cerr error
 	for _, c := range []struct {
 		w  *lazyWriter
 		ok *bool
-	}{{kept, &pt.Kept}, {removed, &pt.Removed}, {rejected, &pt.Rejected}} {
+	}{{kept, &pt.Kept}, {removed, &pt.Removed}, {rejected, &pt.Rejected}, {shown, &pt.Shown}} {
 		var e error
 		*c.ok, e = c.w.close()
 		cerr = errors.Join(cerr, e)
@@ -190,8 +202,9 @@ func writePart(ctx context.Context, tempDir, format, annotate, file string, p *p
 }
 
 // route re-reads a JSONL or text file and writes each line to kept or removed, or through
-// writeRejected, by its outcome. The caller has handled a file rejected whole.
-func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
+// writeRejected, by its outcome. The caller has handled a file rejected whole. A JSONL
+// file's kept records that the report may show are also copied to shown (ReportTexts).
+func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed, shown io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
 	var buf []byte
 	names := AnnotatedFields(annotate)
 
@@ -201,7 +214,7 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 	}
 	defer rc.Close()
 	lr := textfile.NewReader(rc)
-	ri, rj := 0, 0
+	ri, rj, si := 0, 0, 0
 	var last int64
 	for {
 		line, n, rerr := lr.Next()
@@ -237,6 +250,17 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 			}
 			if _, err := kept.Write(end); err != nil {
 				return err
+			}
+			if si < len(p.shown) && p.shown[si] == n {
+				si++
+				if format == source.FormatJSONL {
+					if _, err := shown.Write(rec); err != nil {
+						return err
+					}
+					if _, err := shown.Write(end); err != nil {
+						return err
+					}
+				}
 			}
 		case r && p.removed[ri].Kind == kindAnnotated:
 			e := p.removed[ri]
@@ -331,6 +355,12 @@ func concat(ctx context.Context, tempDir, format string, annotate bool, parts []
 			has  func(part) bool
 			ext  string
 		}{{AnnotatedName(format), outs[0].has, outs[0].ext}, outs[2]}
+	} else if format == source.FormatJSONL {
+		outs = append(outs, struct {
+			name string
+			has  func(part) bool
+			ext  string
+		}{ReportTexts, func(p part) bool { return p.Shown }, ".shown"})
 	}
 	if format == source.FormatParquet {
 		// Parquet files cannot be joined byte-wise: their row groups are merged instead.

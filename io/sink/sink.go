@@ -28,6 +28,11 @@ const (
 	KeptParquet = "kept.parquet"
 	Removed     = "removed.jsonl"
 	Rejected    = "rejected.jsonl"
+	// ReportTexts is not an output: for JSONL inputs, Write also copies here, in the
+	// temporary directory, the kept lines whose texts report.html may show
+	// (record.Decision.Shown), so that the report reads a file the size of the clusters,
+	// not the corpus. Commit does not move it.
+	ReportTexts = "report-texts.jsonl"
 )
 
 // MaxRejectedRecord caps the bytes of a rejected line copied into rejected.jsonl; longer
