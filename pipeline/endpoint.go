@@ -6,6 +6,9 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 )
 
 // endpointTimeout bounds the check of a job server's address. Beam's portable runner
@@ -13,6 +16,11 @@ import (
 // useful; a job server that does not answer a TCP connection in this time is down or
 // unreachable.
 const endpointTimeout = 10 * time.Second
+
+// checkJobServer checks the job server that Beam's --runner and --endpoint flags name.
+func checkJobServer(ctx context.Context) error {
+	return checkEndpoint(ctx, *runners.Runner, *jobopts.Endpoint, endpointTimeout)
+}
 
 // checkEndpoint fails fast when the job server named by --endpoint does not accept
 // connections, naming the address and what to do. Only a plain host:port is checked;

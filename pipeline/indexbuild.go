@@ -30,6 +30,9 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	if shards < 1 {
 		return nil, fmt.Errorf("--shards: must be at least 1, got %d", shards)
 	}
+	if err := checkJobServer(ctx); err != nil {
+		return nil, err
+	}
 	if _, err := index.ReadManifest(ctx, cfg.Output); err == nil {
 		return nil, fmt.Errorf("--output %s is already an index; add documents with dedup --against %s --update-index", cfg.Output, cfg.Output)
 	}

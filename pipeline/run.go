@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
@@ -33,7 +32,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		// would commit files the job has not written yet.
 		return nil, UsageError{fmt.Errorf("--async is not supported: neardup waits for the job to finish to check and commit its outputs")}
 	}
-	if err := checkEndpoint(ctx, *runners.Runner, *jobopts.Endpoint, endpointTimeout); err != nil {
+	if err := checkJobServer(ctx); err != nil {
 		return nil, UsageError{err}
 	}
 	start := time.Now()
