@@ -85,7 +85,8 @@ func Write(ctx context.Context, dir string, o Options) error {
 
 // Build returns the page of the run whose outputs are in dir. It reads stats.json,
 // similarities.json (optional: runs before it existed have no histograms),
-// clusters.jsonl, removed.jsonl and the kept file, each streamed once.
+// clusters.jsonl, removed.jsonl and the kept file (or Options.KeptTexts in its place),
+// each streamed once.
 func Build(ctx context.Context, dir string, o Options) ([]byte, error) {
 	o = o.withDefaults()
 	var st stats
