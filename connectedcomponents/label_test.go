@@ -13,15 +13,15 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/prismtest"
 )
 
 // Pipeline tests on the real Prism runner. Each pipeline is 2·Rounds+2
 // GroupByKeys, so cases share pipelines where they can: disjoint graphs with
 // distinct id prefixes are one graph whose components are the union.
 
-func TestMain(m *testing.M) {
-	ptest.MainWithDefault(m, "prism")
-}
+func TestMain(m *testing.M) { prismtest.Main(m) }
 
 func init() {
 	register.Function2x1(formatLabel)

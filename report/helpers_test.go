@@ -3,33 +3,21 @@ package report_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/pipeline"
 )
 
-// TestMain runs the dedup jobs the tests look at on Prism, with a temp directory of
-// their own for what Beam's loopback worker leaves behind.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "neardup-report-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("TMPDIR", dir)
-	code := ptest.MainRetWithDefault(m, "prism")
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain runs the dedup jobs the tests look at on Prism.
+func TestMain(m *testing.M) { prismtest.Main(m) }
 
 // dedupSeed runs dedup on the seed article's corpus (word bigrams, threshold 0.8) and
 // returns the output directory, report.html included.

@@ -2,7 +2,6 @@ package once
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 
@@ -10,6 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/neardup/neardup/internal/prismtest"
 )
 
 func init() {
@@ -21,7 +22,7 @@ func init() {
 
 func one(string) int { return 1 }
 
-func TestMain(m *testing.M) { os.Exit(ptest.MainRetWithDefault(m, "prism")) }
+func TestMain(m *testing.M) { prismtest.Main(m) }
 
 // describe turns the one group into "impulses=I items=[sorted items]".
 func describe(_ int, impulses func(*[]byte) bool, items func(*string) bool, emit func(string)) {

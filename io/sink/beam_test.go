@@ -13,15 +13,15 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-	"github.com/neardup/neardup/io/source"
-	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/record"
 )
 
-func TestMain(m *testing.M) {
-	ptest.MainWithDefault(m, "prism")
-}
+func TestMain(m *testing.M) { prismtest.Main(m) }
 
 func init() {
 	register.DoFn1x1[record.Doc, record.Decisions](&decideFn{})

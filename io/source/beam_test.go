@@ -6,14 +6,13 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/record"
 )
 
-func TestMain(m *testing.M) {
-	ptest.MainWithDefault(m, "prism")
-}
+func TestMain(m *testing.M) { prismtest.Main(m) }
 
 func TestReadPipeline(t *testing.T) {
 	dir := t.TempDir()
