@@ -10,6 +10,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/internal/tmpdir"
 )
 
 // progress is updated by the DoFns. It only moves when they run in this process (the
@@ -26,11 +28,11 @@ var progress struct {
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) { return beamx.RunWithMetrics(ctx, p) }
 	if progressOut == nil {
-		return privateTempDir(run)
+		return tmpdir.Run(run)
 	}
 	stop := make(chan struct{})
 	done := reportProgress(progressOut, 2*time.Second, stop)
-	res, err := privateTempDir(run)
+	res, err := tmpdir.Run(run)
 	close(stop)
 	<-done
 	return res, err
