@@ -3,9 +3,13 @@ package files
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // SubdirsWithPrefix lists the direct subdirectories of dir whose names start with prefix,
@@ -58,4 +62,38 @@ func noMatchError(ctx context.Context, pattern string) error {
 		return fmt.Errorf("expand %q: is a directory: give %s/*.jsonl (or the pattern of its files)", pattern, d)
 	}
 	return fmt.Errorf("expand %q: pattern matches no files", pattern)
+}
+
+// removeFiles deletes the regular files under dir (best effort: os.RemoveAll, which
+// runs after it, reports what is left), several at a time. Deleting a file the page
+// cache still holds is the kernel's work on the caller's core, about 0.6 s per GB: a
+// run's temporary directory holds its output parts and spill files, and, after a
+// commit, the outputs it replaced.
+func removeFiles(dir string) {
+	var paths []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, path)
+		}
+		return nil
+	})
+	if len(paths) < 2 {
+		return
+	}
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range min(len(paths), runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				os.Remove(p)
+			}
+		}()
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
 }

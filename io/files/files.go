@@ -384,6 +384,7 @@ func Remove(ctx context.Context, path string) error {
 // stores have no directories, so there it deletes every object under the dir/ prefix.
 func RemoveAll(ctx context.Context, dir string) error {
 	if IsLocal(dir) {
+		removeFiles(dir)
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove %s: %w", dir, err)
 		}

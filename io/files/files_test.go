@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -270,6 +271,19 @@ func TestRenameRemoveLocal(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "tmp"))
 	assert.True(t, os.IsNotExist(err))
 	require.NoError(t, RemoveAll(ctx, filepath.Join(dir, "tmp")), "already gone is fine")
+
+	// Many files, at several depths, are deleted several at a time; nothing beside dir is.
+	for i := range 20 {
+		writeFile(t, filepath.Join(dir, "tmp", fmt.Sprint(i%3), fmt.Sprintf("f%d", i)), []byte("data"))
+	}
+	writeFile(t, filepath.Join(dir, "tmp-neighbour"), []byte("stay"))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "tmp-neighbour"), filepath.Join(dir, "tmp", "link")))
+	require.NoError(t, RemoveAll(ctx, filepath.Join(dir, "tmp")))
+	_, err = os.Stat(filepath.Join(dir, "tmp"))
+	assert.True(t, os.IsNotExist(err))
+	b, err = os.ReadFile(filepath.Join(dir, "tmp-neighbour"))
+	require.NoError(t, err, "a symlink's target outside dir is not deleted")
+	assert.Equal(t, "stay", string(b))
 }
 
 // memfs:// takes the URL (non-local) code paths: Join with '/', listing for RemoveAll.
