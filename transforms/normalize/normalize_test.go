@@ -358,3 +358,21 @@ func TestASCIIWordsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// twoByte decodes exactly the valid two-byte sequences, as utf8 does, whatever follows.
+func TestTwoByteIsDecodeRune(t *testing.T) {
+	for c0 := range 256 {
+		for c1 := range 256 {
+			for _, tail := range []string{"", "x", "\x80"} {
+				s := string([]byte{byte(c0), byte(c1)}) + tail
+				r, ok := twoByte(s, 0)
+				want, size := utf8.DecodeRuneInString(s)
+				if valid := size == 2 && want != utf8.RuneError; ok != valid || ok && r != want {
+					t.Fatalf("twoByte(%q) = %U, %v; utf8 decodes %U (%d bytes)", s, r, ok, want, size)
+				}
+			}
+		}
+	}
+	_, ok := twoByte("\xd0", 0)
+	assert.False(t, ok, "a lead byte at the end of the text")
+}
