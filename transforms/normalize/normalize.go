@@ -66,12 +66,23 @@ var (
 	// and skips the norm package, whose per-rune trie lookups cost more than the rest
 	// of normalizing a Cyrillic or Greek text.
 	nfkcInert [tableSize]bool
+	// kanaInert is nfkcInert for U+3000..U+30FF: CJK punctuation ('。', '、'), Hiragana
+	// and Katakana, which Chinese and Japanese text is full of.
+	kanaInert [0x100]bool
 )
 
+// inert is the property nfkcInert and kanaInert hold (see there).
+func inert(r rune) bool {
+	p := norm.NFKC.PropertiesString(string(r))
+	return norm.NFKC.IsNormalString(string(r)) && p.CCC() == 0 && p.BoundaryBefore()
+}
+
 func init() {
+	for r := range rune(len(kanaInert)) {
+		kanaInert[r] = inert(0x3000 + r)
+	}
 	for r := rune(0); r < tableSize; r++ {
-		p := norm.NFKC.PropertiesString(string(r))
-		nfkcInert[r] = norm.NFKC.IsNormalString(string(r)) && p.CCC() == 0 && p.BoundaryBefore()
+		nfkcInert[r] = inert(r)
 		switch {
 		case unicode.IsSpace(r):
 			classTable[r] = clsSpace
@@ -112,25 +123,27 @@ func Text(s string, o Options) string { return text(s, o, nil) }
 func TextReusing(s string, o Options, buf *[]byte) string { return text(s, o, buf) }
 
 func text(s string, o Options, buf *[]byte) string {
+	wide := false // s is NFKC but for wide forms of ASCII, which rebuild narrows
 	if !isASCII(s) {
-		valid, inert := validInert(s)
+		valid, inert, w := validInert(s)
 		if !valid {
 			s = replaceInvalid(s)
-			inert = isNFKCInert(s)
+			_, inert, w = validInert(s)
 		}
 		if !inert {
 			// NFKC returns its input unchanged (no allocation) when already in NFKC.
-			s = norm.NFKC.String(s)
+			s, w = norm.NFKC.String(s), false
 		}
+		wide = w
 	}
-	if isNormalized(s, o) {
+	if !wide && isNormalized(s, o) {
 		return s
 	}
 	var b []byte
 	if buf != nil {
 		b = (*buf)[:0]
 	}
-	b, recompose := rebuild(b, s, o)
+	b, recompose := rebuild(b, s, o, wide)
 	if buf != nil {
 		*buf = b
 	}
@@ -194,15 +207,18 @@ func twoByte(s string, i int) (r rune, ok bool) {
 // so that s is already in NFKC; any other rune sends s through the norm package. It is
 // validInert's answer for a text known to be valid.
 func isNFKCInert(s string) bool {
-	_, inert := validInert(s)
-	return inert
+	_, inert, wide := validInert(s)
+	return inert && !wide
 }
 
 // isInert reports whether NFKC leaves r alone wherever it stands: nfkcInert below
-// tableSize, and the CJK ideographs and Hangul syllables above it.
+// tableSize, kanaInert, and the CJK ideographs and Hangul syllables.
 func isInert(r rune) bool {
-	if r < tableSize {
+	switch {
+	case r < tableSize:
 		return nfkcInert[r]
+	case 0x3000 <= r && r < 0x3100:
+		return kanaInert[r-0x3000]
 	}
 	return isCJKOrHangul(r)
 }
@@ -218,9 +234,13 @@ func startsInert(s string) bool {
 	return isInert(r)
 }
 
-// validInert reports whether s is valid UTF-8 and, when it is, isNFKCInert(s): one pass
-// over the text where checking its encoding and then its runes took two.
-func validInert(s string) (valid, inert bool) {
+// validInert reports whether s is valid UTF-8 and, when it is, whether each of its runes
+// is inert or a wide form of ASCII (wideASCII), and whether any is the latter: one pass
+// over the text where checking its encoding and then its runes took two. Such a text's
+// NFKC is the text with its wide forms narrowed, which rebuild does in passing: the
+// ideographic comma, stop and space of Chinese and Japanese text sent every such text
+// through the norm package, three quarters of normalizing it.
+func validInert(s string) (valid, inert, wide bool) {
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {
 			i++
@@ -229,20 +249,45 @@ func validInert(s string) (valid, inert bool) {
 		if r, ok := twoByte(s, i); ok {
 			i += 2
 			if !nfkcInert[r] {
-				return utf8.ValidString(s[i:]), false
+				return utf8.ValidString(s[i:]), false, false
 			}
+			continue
+		}
+		if _, ok := wideASCII(s, i); ok {
+			i += 3
+			wide = true
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			return false, false
+			return false, false, false
 		}
 		i += size
 		if !isInert(r) {
-			return utf8.ValidString(s[i:]), false
+			return utf8.ValidString(s[i:]), false, false
 		}
 	}
-	return true, true
+	return true, true, wide
+}
+
+// wideASCII returns the ASCII character NFKC maps the rune at s[i] to when that rune is
+// a fullwidth form of ASCII (U+FF01..U+FF5E: '，' → ',', 'Ａ' → 'A') or the ideographic
+// space (U+3000 → ' '). Each maps to one ASCII character, which composes with nothing
+// before it and has combining class 0; so in a text whose other runes are all inert,
+// narrowing these is all NFKC does.
+func wideASCII(s string, i int) (byte, bool) {
+	if i+2 >= len(s) {
+		return 0, false
+	}
+	switch c1, c2 := s[i+1], s[i+2]; {
+	case s[i] == 0xEF && c1 == 0xBC && 0x81 <= c2 && c2 <= 0xBF: // U+FF01..U+FF3F
+		return c2 - 0x60, true
+	case s[i] == 0xEF && c1 == 0xBD && 0x80 <= c2 && c2 <= 0x9E: // U+FF40..U+FF5E
+		return c2 - 0x20, true
+	case s[i] == 0xE3 && c1 == 0x80 && c2 == 0x80: // U+3000
+		return ' ', true
+	}
+	return 0, false
 }
 
 // isSpaceRune reports whether r becomes a word separator under o.
@@ -319,7 +364,9 @@ func plainWord(x uint64, pending, wrote, strip bool) (uint64, bool) {
 // rebuild appends the lower-cased, separator-folded form of s to b. recompose reports
 // that a rune changed case right before a rune that may compose with it, after
 // which the text may no longer be NFKC.
-func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
+//
+// With wide, the wide forms of ASCII in s (wideASCII) are narrowed first.
+func rebuild(b []byte, s string, o Options, wide bool) (_ []byte, recompose bool) {
 	// A byte slice, not a strings.Builder, whose per-byte writes cost a third of this
 	// function; append grows it when lower-casing lengthens a rune.
 	b = slices.Grow(b, len(s))
@@ -340,9 +387,14 @@ func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
 				continue
 			}
 		}
-		c := s[i]
+		c, size := s[i], 1
+		if wide && c >= utf8.RuneSelf {
+			if a, ok := wideASCII(s, i); ok {
+				c, size = a, 3
+			}
+		}
 		if c < utf8.RuneSelf {
-			i++
+			i += size
 			switch classTable[c] {
 			case clsUpper:
 				c += 'a' - 'A'
@@ -363,7 +415,7 @@ func rebuild(b []byte, s string, o Options) (_ []byte, recompose bool) {
 			continue
 		}
 		r, ok := twoByte(s, i)
-		size := 2
+		size = 2
 		if !ok {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
