@@ -244,6 +244,13 @@ func BenchmarkText200Words(b *testing.B) {
 			_ = Text(s, Options{StripPunct: true})
 		}
 	})
+	b.Run("cjk", func(b *testing.B) {
+		s := strings.Repeat("我们的文本是一个例子，不是吗？テキストの例です。", 20)
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			_ = Text(s, Options{})
+		}
+	})
 }
 
 // TestLowerCaseYieldsStarters backs rebuild's shortcut: lower-casing an NFKC rune
