@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -53,7 +54,7 @@ var (
 func Verify(s beam.Scope, locs, candidates, members beam.PCollection, cfg *Config) (verified, near beam.PCollection) {
 	s = s.Scope("Verify")
 	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates), members)
-	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, gather(s, appendHalves, requests)))
+	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions,
 		Renamed: cfg.renamedFiles(), SpillDir: cfg.spillDir},
 		beam.CombinePerKey(s, appendReads, byFile))
@@ -63,23 +64,32 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, cfg *Confi
 	}, gather(s, appendHalves, halves))
 }
 
-// routeFn removes edges found in several bands and asks for both ends' shingle sets.
-type routeFn struct{ Partitions int }
+// routeFn removes edges found in several bands and asks for both ends' shingle sets, in
+// batches per id partition gathered over the bundle: per edge partition, they were a
+// batch of about one request each at 1M documents (a million elements), which a
+// combining step had to gather again before the join with the locations.
+type routeFn struct {
+	Partitions int
 
-func (f *routeFn) ProcessElement(_ int, batch edgeBatch, emit func(int, halfBatch)) {
-	edges := batch.Items
+	reqs *batch.ByPartition[Half]
+}
+
+func (f *routeFn) Setup() { f.reqs = batch.New[Half](f.Partitions, batchItems) }
+
+func (f *routeFn) ProcessElement(_ int, b edgeBatch, emit func(int, halfBatch)) {
+	edges := b.Items
 	slices.SortFunc(edges, compareEdgeIDs)
 	edges = slices.CompactFunc(edges, func(a, b Edge) bool { return a.U == b.U && a.V == b.V })
-	byPart := map[int][]Half{}
 	for _, e := range edges {
 		for _, node := range []string{e.U, e.V} {
-			p := partOfString(node, f.Partitions)
-			byPart[p] = append(byPart[p], Half{U: e.U, V: e.V, Node: node})
+			f.reqs.Add(partOfString(node, f.Partitions), Half{U: e.U, V: e.V, Node: node},
+				func(p int, items []Half) { emit(p, halfBatch{Items: items}) })
 		}
 	}
-	for _, p := range sortedKeys(byPart) {
-		emit(p, halfBatch{Items: byPart[p]})
-	}
+}
+
+func (f *routeFn) FinishBundle(emit func(int, halfBatch)) {
+	f.reqs.Flush(func(p int, items []Half) { emit(p, halfBatch{Items: items}) })
 }
 
 // locateRequests turns the requests of one id partition into read requests keyed by
