@@ -98,7 +98,9 @@ func NewTempDir(outDir string) string {
 // On local disk an older output is first moved into tempDir and deleted with it, several
 // files at a time. Renaming over it made the kernel write the new file out (ext4's
 // safeguard for replace-by-rename) and drop the old file's pages on the spot, one file
-// after the other: 80 ms for a 100 MB kept.jsonl, 4% of a 100k-document run.
+// after the other: 80 ms for a 100 MB kept.jsonl. A single 100k-document run now ends
+// about 2% sooner; the new files are written out by the kernel's flusher afterwards, as
+// they always were into an empty directory.
 func Commit(ctx context.Context, tempDir, outDir string, names []string) error {
 	for _, n := range names {
 		to := files.Join(outDir, n)

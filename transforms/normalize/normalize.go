@@ -203,14 +203,6 @@ func twoByte(s string, i int) (r rune, ok bool) {
 	return 0, false
 }
 
-// isNFKCInert reports whether every rune of the valid UTF-8 text s is inert (isInert),
-// so that s is already in NFKC; any other rune sends s through the norm package. It is
-// validInert's answer for a text known to be valid.
-func isNFKCInert(s string) bool {
-	_, inert, wide := validInert(s)
-	return inert && !wide
-}
-
 // isInert reports whether NFKC leaves r alone wherever it stands: nfkcInert below
 // tableSize, kanaInert, and the CJK ideographs and Hangul syllables.
 func isInert(r rune) bool {

@@ -383,3 +383,11 @@ func TestTwoByteIsDecodeRune(t *testing.T) {
 	_, ok := twoByte("\xd0", 0)
 	assert.False(t, ok, "a lead byte at the end of the text")
 }
+
+// isNFKCInert reports whether every rune of the valid UTF-8 text s is inert (isInert),
+// so that s is already in NFKC (no wide form to narrow either): what the tests hold the
+// inert tables to.
+func isNFKCInert(s string) bool {
+	_, inert, wide := validInert(s)
+	return inert && !wide
+}
