@@ -398,3 +398,18 @@ func TestRunLeavesNoTempFiles(t *testing.T) {
 		t.Errorf("TMPDIR is %q after the run, want %q restored", got, tmp)
 	}
 }
+
+// With RunnerLogEnv set, the runner's log is kept at that path at debug level, with the
+// bundle lines bench/stages.sh reads; the output directory holds only outputs.
+func TestRunnerLogEnvKeepsADebugLog(t *testing.T) {
+	cfg := seedConfig(t)
+	log := filepath.Join(t.TempDir(), "runner.log")
+	t.Setenv(RunnerLogEnv, log)
+	dedup(t, cfg) // fails on any directory left in the output
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	for _, want := range []string{`msg="preProcessGraph: all stages and transforms"`, `msg="Execute: starting bundle"`,
+		`msg="Execute: committing data"`, "ShingleSign/pipeline.featurizeFn"} {
+		assert.Contains(t, string(b), want)
+	}
+}

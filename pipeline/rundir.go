@@ -32,6 +32,7 @@ type runDir struct {
 	lock     *runlock.Lock
 	logPath  string
 	logFile  *os.File
+	keepLog  bool // the log is RunnerLogEnv's file, not the run's own
 	// Notes are what the user should hear about the directory: a stale lock taken over,
 	// leftovers of killed runs removed.
 	Notes []string
@@ -94,18 +95,31 @@ func (d *runDir) removeStale(ctx context.Context) error {
 	return nil
 }
 
+// RunnerLogEnv names an environment variable: when it holds a path, the runner's log
+// goes to that file at debug level and stays there after the run. Prism then logs the
+// start and the end of every bundle with its stage, and which transforms each stage
+// fuses: bench/stages.sh turns that into the time of each stage.
+const RunnerLogEnv = "NEARDUP_RUNNER_LOG"
+
 // openLog creates the temporary directory (local output) and the log file in it, which
 // proves the directory writable before any work; for remote output the log is a local
 // temporary file.
 func (d *runDir) openLog() error {
 	var f *os.File
 	var err error
+	level := slog.LevelInfo
 	if files.IsLocal(d.out) {
 		if err = os.Mkdir(d.tmp, 0o777); err != nil {
 			return unwrapPath(err)
 		}
+	}
+	switch path := os.Getenv(RunnerLogEnv); {
+	case path != "":
+		f, err = os.Create(path)
+		d.keepLog, level = true, slog.LevelDebug
+	case files.IsLocal(d.out):
 		f, err = os.Create(filepath.Join(d.tmp, logName))
-	} else {
+	default:
 		f, err = os.CreateTemp("", "neardup-*.log")
 	}
 	if err != nil {
@@ -118,7 +132,7 @@ func (d *runDir) openLog() error {
 	lastLog = f
 	// Beam's log package and Prism both log through slog's default logger (and the log
 	// package through it, once SetDefault is called).
-	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
 	return nil
 }
 
@@ -144,7 +158,7 @@ func (d *runDir) commit(ctx context.Context, names []string) error {
 	if err := sink.Commit(ctx, d.tmp, d.out, names); err != nil {
 		return fmt.Errorf("commit outputs to %s: %w", d.out, err)
 	}
-	if !files.IsLocal(d.out) {
+	if !files.IsLocal(d.out) && !d.keepLog {
 		os.Remove(d.logPath)
 	}
 	return d.lock.Release(ctx)
@@ -165,12 +179,12 @@ func (d *runDir) abort(ctx context.Context) string {
 				os.RemoveAll(p)
 			}
 		}
-		if keep == "" {
+		if keep == "" || d.keepLog { // RunnerLogEnv's log is not in the directory
 			os.Remove(d.tmp)
 		}
 	} else {
 		files.RemoveAll(ctx, d.tmp)
-		if keep == "" {
+		if keep == "" && !d.keepLog {
 			os.Remove(d.logPath)
 		}
 	}
