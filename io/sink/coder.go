@@ -16,7 +16,7 @@ func encodeEntries(b entryBatch) []byte {
 	return wire.EncodeAll(b.Items, 4*len(b.Items), func(e *wire.Encoder, it entry) {
 		e.Varint(int64(it.Kind))
 		e.Varint(it.Line)
-		if it.Kind == kindKept || it.Kind == kindKeptShown {
+		if lineOnly(it.Kind) {
 			return
 		}
 		e.Str(it.ID)
@@ -29,10 +29,14 @@ func encodeEntries(b entryBatch) []byte {
 	})
 }
 
+// lineOnly reports whether an outcome of kind k travels as its kind and line alone: the
+// kept kinds, which carry nothing else. The encoder and the decoder must agree on it.
+func lineOnly(k int32) bool { return k == kindKept || k == kindKeptShown }
+
 func decodeEntries(b []byte) (entryBatch, error) {
 	items, err := wire.DecodeAll(b, func(d *wire.Decoder) entry {
 		it := entry{Kind: int32(d.Varint()), Line: d.Varint()}
-		if it.Kind == kindKept || it.Kind == kindKeptShown {
+		if lineOnly(it.Kind) {
 			return it
 		}
 		it.ID, it.Cluster, it.Similarity, it.Reason, it.Index = d.Str(), d.Str(), d.F64(), d.Str(), d.Str()
