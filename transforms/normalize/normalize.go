@@ -125,16 +125,16 @@ func TextReusing(s string, o Options, buf *[]byte) string { return text(s, o, bu
 func text(s string, o Options, buf *[]byte) string {
 	wide := false // s is NFKC but for wide forms of ASCII, which rebuild narrows
 	if !isASCII(s) {
-		valid, inert, w := validInert(s)
+		var valid, inert bool
+		valid, inert, wide = validInert(s)
 		if !valid {
 			s = replaceInvalid(s)
-			_, inert, w = validInert(s)
+			_, inert, wide = validInert(s)
 		}
 		if !inert {
 			// NFKC returns its input unchanged (no allocation) when already in NFKC.
-			s, w = norm.NFKC.String(s), false
+			s, wide = norm.NFKC.String(s), false
 		}
-		wide = w
 	}
 	if !wide && isNormalized(s, o) {
 		return s
