@@ -12,6 +12,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -33,6 +34,7 @@ type cluster struct {
 	Kept    string   `json:"kept"`
 	Members []string `json:"members"`
 	Random  bool     `json:"-"` // chosen by the seeded sample, not by size
+	prio    uint64   // the seeded sample's order: a hash of the seed and ID
 }
 
 // removedDoc is what the report keeps of a removed.jsonl line.
@@ -93,16 +95,31 @@ func sampleClusters(ctx context.Context, path string, n, nTop, maxMembers int, s
 	binary.LittleEndian.PutUint64(seedBytes[:], uint64(seed))
 	prio := func(id string) uint64 { return xxhash.Sum64String(string(seedBytes[:]) + id) }
 	bigger := func(a, b cluster) int { return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ID, b.ID)) }
+	sampled := func(a, b cluster) int { return cmp.Or(cmp.Compare(a.prio, b.prio), cmp.Compare(a.ID, b.ID)) }
+	nBig := max(nLargest, nTop)
+	var head []string
 	err = eachLine(ctx, path, func(line []byte, _ int64) error {
+		all++
+		// Most clusters enter neither list, and their id and size, which the pipeline
+		// writes first, tell so without decoding the members.
+		var ok bool
+		if head, ok = jsonl.Leading(head[:0], line, "cluster", "size"); ok {
+			if size, err := strconv.Atoi(head[1]); err == nil {
+				h := cluster{ID: head[0], Size: size, prio: prio(head[0])}
+				if !takes(big, h, nBig, bigger) && !takes(rnd, h, n, sampled) {
+					return nil
+				}
+			}
+		}
 		var c cluster
 		if err := json.Unmarshal(line, &c); err != nil {
 			return fmt.Errorf("invalid cluster line: %w", err)
 		}
-		all++
+		c.prio = prio(c.ID)
 		c.Members = shownMembers(c, maxMembers)
 		// Both lists are kept sorted and cut, so memory stays at 2n clusters.
-		big = insertCut(big, c, max(nLargest, nTop), bigger)
-		rnd = insertCut(rnd, c, n, func(a, b cluster) int { return cmp.Or(cmp.Compare(prio(a.ID), prio(b.ID)), cmp.Compare(a.ID, b.ID)) })
+		big = insertCut(big, c, nBig, bigger)
+		rnd = insertCut(rnd, c, n, sampled)
 		return nil
 	})
 	if err != nil {
@@ -133,6 +150,12 @@ func shownMembers(c cluster, maxMembers int) []string {
 		}
 	}
 	return out
+}
+
+// takes reports whether insertCut would keep c in the list.
+func takes(list []cluster, c cluster, k int, order func(a, b cluster) int) bool {
+	i, _ := slices.BinarySearchFunc(list, c, order)
+	return i < k
 }
 
 // insertCut inserts c into the sorted list and keeps the first k.
@@ -171,10 +194,16 @@ func loadTexts(ctx context.Context, dir, keptTexts string, st *stats, want map[s
 		t.cut[id] = len(t.text[id]) < len(text)
 	}
 	idField, textField := orDefault(st.Parameters.IDField, "id"), orDefault(st.Parameters.TextField, "text")
+	var head []string
 	err := eachLine(ctx, files.Join(dir, RemovedFile), func(line []byte, _ int64) error {
 		// Only the id first: decoding every removed line whole cost more than the rest
-		// of the page.
-		if id, _, err := jsonl.ParseID(line, "id"); err == nil && !want[id] {
+		// of the page, and the id leads the line as the pipeline writes it.
+		var ok bool
+		if head, ok = jsonl.Leading(head[:0], line, "id"); ok {
+			if !want[head[0]] {
+				return nil
+			}
+		} else if id, _, err := jsonl.ParseID(line, "id"); err == nil && !want[id] {
 			return nil
 		}
 		var r struct {

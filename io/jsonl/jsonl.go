@@ -211,3 +211,53 @@ func kindOf(c byte) string {
 	}
 	return "number"
 }
+
+// Leading decodes the first members of the JSON object raw when their keys are keys, in
+// this order, each written without escapes, and each value a string or a number: it
+// appends to dst each string decoded as Parse decodes it, or each number's literal text.
+// The rest of raw is neither read nor validated, so Leading is for lines neardup wrote
+// itself, whose leading members it knows, when most lines are passed over by those
+// values alone; ok is false whenever raw does not start so, and the caller then parses
+// the line whole.
+func Leading(dst []string, raw []byte, keys ...string) (values []string, ok bool) {
+	n0, s := len(dst), scanner{b: raw}
+	s.ws()
+	if s.eof() || s.b[s.i] != '{' {
+		return dst[:n0], false
+	}
+	s.i++
+	for k, key := range keys {
+		s.ws()
+		if k > 0 {
+			if s.eof() || s.b[s.i] != ',' {
+				return dst[:n0], false
+			}
+			s.i++
+			s.ws()
+		}
+		if e := s.i + 1 + len(key); e >= len(s.b) || s.b[s.i] != '"' || string(s.b[s.i+1:e]) != key || s.b[e] != '"' {
+			return dst[:n0], false
+		}
+		s.i += len(key) + 2
+		s.ws()
+		if s.eof() || s.b[s.i] != ':' {
+			return dst[:n0], false
+		}
+		s.i++
+		s.ws()
+		if s.eof() {
+			return dst[:n0], false
+		}
+		switch kindOf(s.b[s.i]) {
+		case "string", "number":
+			f, err := s.fieldValue()
+			if err != nil {
+				return dst[:n0], false
+			}
+			dst = append(dst, f.str)
+		default:
+			return dst[:n0], false
+		}
+	}
+	return dst, true
+}
