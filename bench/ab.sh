@@ -21,6 +21,7 @@ for i in $(seq "$RUNS"); do
 	for side in before after; do
 		bin=$BEFORE
 		[ "$side" = after ] && bin=$AFTER
+		fresh "$OUT/ab-out-$side"
 		/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "$bin" dedup --quiet --input "$c" --output "$OUT/ab-out-$side" --overwrite "$@" >/dev/null 2>&1
 		awk '{printf "%s %.2f %s\n", $1, $2+$3, $4}' "$OUT/.time" >>"$OUT/ab-$side"
 	done

@@ -38,6 +38,7 @@ for run in $(seq "$RUNS"); do
 		case $name in 100k) c=$c100 ;; 1m) c=$(corpus 1000000) ;; skew) c=$skew ;; skew-near) c=$near ;; esac
 		for bin in BEFORE AFTER; do
 			out="$OUT/cand-$name-$bin"
+			fresh "$out"
 			/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "${!bin}" dedup --quiet --input "$c" --output "$out" --overwrite >"$out.log" 2>&1
 			read -r wall user sys rss <"$OUT/.time"
 			jq -r --arg c "$name" --arg b "$bin" --arg w "$wall" --arg cpu "$(echo "$user + $sys" | bc)" --arg rss "$rss" '

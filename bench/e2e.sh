@@ -18,6 +18,7 @@ for n in 10000 100000; do
 	c=$(corpus "$n")
 	dw=() dr=() bw=() br=()
 	for i in $(seq "$RUNS"); do
+		fresh "$OUT/e2e-$n"
 		timed "$OUT/e2e-$n.log" "$ND" dedup --quiet --input "$c" --output "$OUT/e2e-$n" --overwrite \
 			--threshold "$THRESHOLD" --ngram "$NGRAM"
 		dw+=("$WALL") dr+=("$RSS")
@@ -33,6 +34,7 @@ done
 if [ "${SKIP_1M:-0}" != 1 ]; then
 	n=1000000
 	c=$(corpus "$n")
+	fresh "$OUT/e2e-$n"
 	timed "$OUT/e2e-$n.log" "$ND" dedup --quiet --input "$c" --output "$OUT/e2e-$n" --overwrite \
 		--threshold "$THRESHOLD" --ngram "$NGRAM" --partitions 1024
 	awk -v n="$n" -v w="$WALL" -v r="$RSS" 'BEGIN{printf "| %d (--partitions 1024) | %.1f (1 run) | %.0f | %.0f | – | – | – |\n",

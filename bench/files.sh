@@ -25,6 +25,7 @@ declare -A W C R
 measure() {
 	local key=$1 out="$OUT/files-$1"
 	shift
+	fresh "$out"
 	/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "$ND" dedup --quiet --output "$out" --overwrite "$@" >"$out.log" 2>&1
 	read -r wall user sys rss <"$OUT/.time"
 	W[$key]="${W[$key]:-} $wall"

@@ -38,9 +38,11 @@ for i in $(seq "$RUNS"); do
 	rm -rf "$OUT/index-idx"
 	timedcpu "$OUT/index-build.log" "$ND" index --quiet --input "$old" --output "$OUT/index-idx"
 	iw+="$WALL " ic+="$CPU " ir+="$RSS "
+	fresh "$OUT/index-against"
 	timedcpu "$OUT/index-against.log" "$ND" dedup --quiet --input "$new" --against "$OUT/index-idx" \
 		--output "$OUT/index-against" --overwrite
 	aw+="$WALL " ac+="$CPU " ar+="$RSS "
+	fresh "$OUT/index-scratch"
 	timedcpu "$OUT/index-scratch.log" "$ND" dedup --quiet --input "$old" --input "$new" \
 		--output "$OUT/index-scratch" --overwrite
 	sw+="$WALL " sc+="$CPU " sr+="$RSS "

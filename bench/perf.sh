@@ -19,10 +19,6 @@ MH=${MH:-/tmp/minhash.test}
 [ -x "$MH" ] || go test -c -o "$MH" ./transforms/minhash
 c=$(corpus "$N")
 
-# fresh DIR: removes the previous round's outputs before a timed run. Replacing them
-# (--overwrite) would time the unlinking of the last round's kept.jsonl too: 1.2-1.7 s at 1M
-# on one core (2026-12-05), which is the file system's work, not the job's.
-fresh() { rm -rf "$1"; }
 # run NAME CMD...: runs CMD under /usr/bin/time and appends "wall cpu rssKB" to $OUT/perf-NAME.
 run() {
 	local name=$1

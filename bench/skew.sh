@@ -30,6 +30,7 @@ out="$OUT/skew"
 cmd=("$ND" dedup --quiet --input "$c" --output "$out" --overwrite)
 env_header
 echo
+fresh "$out"
 timed "$out.log" "${cmd[@]}"
 big=$(jq -c 'select(.size >= 1000) | {size, boiler: ([.members[] | select(startswith("boiler-"))] | length)}' "$out/clusters.jsonl")
 echo "| docs | wall s | docs/s | peak RSS MiB | clusters | largest_cluster | cluster_sizes | clusters ≥ 1000 (boilerplate members) | warning | command |"
