@@ -23,12 +23,12 @@ const (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, edgeBatch, func(int, fateBatch), func(sortedLine), error](&clusterLocalFn{})
+	register.DoFn5x1[context.Context, int, edgeBatch, func(int, fateBatch), func(lineBatch), error](&clusterLocalFn{})
 	register.Function3x0(edgeEndpoints)
 	register.Function3x0(edgeMembers)
 	register.Function2x1(mergeMember)
 	register.Function4x0(labelledMember)
-	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(sortedLine), error](&clusterDistributedFn{})
+	register.DoFn5x1[context.Context, string, func(*Member) bool, func(int, fateBatch), func(lineBatch), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
 	register.DoFn6x1[context.Context, int, func(*locBatch) bool, func(*fateBatch) bool, func(*string) bool, func(record.Decisions), error](&decideFn{})
 	register.Emitter2[int, fateBatch]()
@@ -72,7 +72,7 @@ func sizeBucketName(i int) string {
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
 // gathered by id partition, and one clusters.jsonl line per cluster, sorted by cluster id
-// when written (PCollection<sortedLine>).
+// when written (PCollection<lineBatch>).
 func Cluster(s beam.Scope, edges beam.PCollection, cfg *Config) (fates, lines beam.PCollection) {
 	s = s.Scope("Cluster")
 	if cfg.CC == CCDistributed {
@@ -90,7 +90,7 @@ type clusterLocalFn struct {
 	Keep       string
 }
 
-func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBatch, emitFates func(int, fateBatch), emitLine func(sortedLine)) error {
+func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBatch, emitFates func(int, fateBatch), emitLines func(lineBatch)) error {
 	edges := batch.Items
 	index := map[string]int{}
 	var members []Member
@@ -128,6 +128,7 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBa
 		comps[r] = append(comps[r], m)
 	}
 	byPart := map[int][]Fate{}
+	var lines []sortedLine
 	for _, r := range sortedKeys(comps) {
 		fates, label, line, err := keepOne(ctx, comps[r], f.Keep)
 		if err != nil {
@@ -137,9 +138,16 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch edgeBa
 			p := partOfString(ft.ID, f.Partitions)
 			byPart[p] = append(byPart[p], ft)
 		}
-		if line != "" {
-			emitLine(sortedLine{label, line})
+		if line == "" {
+			continue
 		}
+		if lines = append(lines, sortedLine{label, line}); len(lines) == batchItems {
+			emitLines(lineBatch{lines})
+			lines = nil
+		}
+	}
+	if len(lines) > 0 {
+		emitLines(lineBatch{lines})
 	}
 	for _, p := range sortedKeys(byPart) {
 		emitFates(p, fateBatch{byPart[p]})
@@ -252,7 +260,7 @@ type clusterDistributedFn struct {
 	Keep       string
 }
 
-func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, fateBatch), emitLine func(sortedLine)) error {
+func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*Member) bool, emitFates func(int, fateBatch), emitLines func(lineBatch)) error {
 	var members []Member
 	var m Member
 	for iter(&m) {
@@ -266,7 +274,7 @@ func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, ite
 		emitFates(partOfString(ft.ID, f.Partitions), fateBatch{[]Fate{ft}})
 	}
 	if line != "" {
-		emitLine(sortedLine{label, line})
+		emitLines(lineBatch{[]sortedLine{{label, line}}})
 	}
 	return nil
 }

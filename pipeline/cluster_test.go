@@ -39,7 +39,7 @@ func TestClusterTransform(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.ParDo(s, singleEdge, beam.CreateList(s, edges))
 			_, lines := Cluster(s, in, &cfg)
-			passert.Equals(s, beam.ParDo(s, lineText, lines), toAny(tc.lines)...)
+			passert.Equals(s, beam.ParDo(s, lineTexts, lines), toAny(tc.lines)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}
@@ -48,10 +48,14 @@ func TestClusterTransform(t *testing.T) {
 func init() {
 	register.Function2x0(singleEdge)
 	register.Function2x0(singleHalf)
-	register.Function1x1(lineText)
+	register.Function2x0(lineTexts)
 }
 
-func lineText(l sortedLine) string { return l.Line }
+func lineTexts(b lineBatch, emit func(string)) {
+	for _, l := range b.Items {
+		emit(l.Line)
+	}
+}
 
 // singleEdge and singleHalf put one item in a batch under key 0, as the pipeline's stages
 // emit them.

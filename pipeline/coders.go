@@ -43,6 +43,7 @@ func init() {
 	wire.RegisterCoder(encodeEdges, decodeEdges)
 	wire.RegisterCoder(encodeHalves, decodeHalves)
 	wire.RegisterCoder(encodeFates, decodeFates)
+	wire.RegisterCoder(encodeLines, decodeLines)
 }
 
 // encodeSpillable and decodeSpillable frame a batch that may hold spill references
@@ -249,4 +250,20 @@ func decodeFates(b []byte) (fateBatch, error) {
 		return Fate{ID: d.Str(), Cluster: d.Str(), Removed: d.Bool(), Sim: d.F64(), Size: d.Varint()}
 	})
 	return fateBatch{items}, err
+}
+
+func encodeLines(b lineBatch) []byte {
+	size := 0
+	for _, l := range b.Items {
+		size += len(l.Key) + len(l.Line) + 4
+	}
+	return wire.EncodeAll(b.Items, size, func(e *encoder, l sortedLine) {
+		e.Str(l.Key)
+		e.Str(l.Line)
+	})
+}
+
+func decodeLines(b []byte) (lineBatch, error) {
+	items, err := wire.DecodeAll(b, func(d *decoder) sortedLine { return sortedLine{Key: d.Str(), Line: d.Str()} })
+	return lineBatch{items}, err
 }

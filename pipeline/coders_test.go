@@ -37,6 +37,11 @@ func TestLocationsShareTheirFileNames(t *testing.T) {
 	assert.Less(t, len(four)-len(one), 3*len("/data/x.jsonl"), "a repeated file name is written again")
 }
 
+func TestClusterLinesRoundTrip(t *testing.T) {
+	b := lineBatch{[]sortedLine{{Key: "c1", Line: `{"cluster":"c1","size":2}`}, {Key: "", Line: ""}, {Key: "é", Line: "x\ny"}}}
+	assert.Equal(t, b, roundTrip(t, b, encodeLines, decodeLines))
+}
+
 func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 	bands := bandBatch{Items: []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
 		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}

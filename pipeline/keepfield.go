@@ -79,7 +79,7 @@ func init() {
 	register.Function4x1(fieldRequests)
 	register.Function2x1(appendFieldReqs)
 	register.DoFn4x1[context.Context, string, fieldReqBatch, func(string, RankedMember), error](&readFieldFn{})
-	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, fateBatch), func(sortedLine), error](&keepFieldFn{})
+	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, fateBatch), func(lineBatch), error](&keepFieldFn{})
 	register.Emitter2[string, fieldReqBatch]()
 	register.Emitter2[string, RankedMember]()
 	register.Iter1[RankedMember]()
@@ -93,7 +93,7 @@ func init() {
 //
 // It takes locs, PCollection<KV<int, locBatch>>, and the provisional fates,
 // PCollection<KV<int, fateBatch>>, both gathered by id partition, and returns the final
-// fates gathered the same way and the clusters.jsonl lines, PCollection<sortedLine>.
+// fates gathered the same way and the clusters.jsonl lines, PCollection<lineBatch>.
 func KeepByField(s beam.Scope, locs, fates beam.PCollection, cfg *Config) (beam.PCollection, beam.PCollection) {
 	s = s.Scope("KeepByField")
 	kf, err := ParseKeepField(cfg.Keep)
@@ -181,7 +181,7 @@ type keepFieldFn struct {
 	Max        bool
 }
 
-func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, fateBatch), emitLine func(sortedLine)) error {
+func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, fateBatch), emitLines func(lineBatch)) error {
 	var ranked []RankedMember
 	var m RankedMember
 	for iter(&m) {
@@ -207,7 +207,7 @@ func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter fun
 	for _, p := range sortedKeys(byPart) {
 		emitFates(p, fateBatch{byPart[p]})
 	}
-	emitLine(sortedLine{label, line})
+	emitLines(lineBatch{[]sortedLine{{label, line}}})
 	return nil
 }
 
