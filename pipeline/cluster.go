@@ -71,8 +71,8 @@ func sizeBucketName(i int) string {
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
-// gathered by id partition, and one clusters.jsonl line per cluster, sorted by cluster id
-// when written (PCollection<lineBatch>).
+// gathered by id partition, and the clusters.jsonl lines, one per cluster, in batches,
+// sorted by cluster id when written (PCollection<lineBatch>).
 func Cluster(s beam.Scope, edges beam.PCollection, cfg *Config) (fates, lines beam.PCollection) {
 	s = s.Scope("Cluster")
 	if cfg.CC == CCDistributed {
