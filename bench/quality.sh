@@ -17,6 +17,7 @@ row() {
 	[ "$lsh" = recall ] || tag="$tag-$lsh"
 	out="$OUT/q-$tag"
 	local cmd=("$ND" dedup --quiet --input "$c" --output "$out" --overwrite --threshold "$t" --num-perm "$p" --lsh "$lsh" --ngram "$NGRAM")
+	fresh "$out"
 	timed "$out.log" "${cmd[@]}"
 	"$ND" eval --truth "${c%.jsonl}.truth.jsonl" --result "$out" --exact "$OUT/exact-$n-$t.jsonl" \
 		--input "$c" --noise-seeds 1 --bucket-min "$t" --json --svg "$OUT/recall-$tag.svg" >"$out.eval.json"
@@ -80,6 +81,7 @@ for t in 0.7 0.8 0.9; do
 		"$ND" baseline --input "$g" --threshold "$t" --ngram "$NGRAM" --output "$OUT/exact-gosrc-$t.jsonl" 2>/dev/null
 	out="$OUT/q-gosrc-$t"
 	cmd=("$ND" dedup --quiet --input "$g" --output "$out" --overwrite --threshold "$t" --ngram "$NGRAM")
+	fresh "$out"
 	timed "$out.log" "${cmd[@]}"
 	# --noise-seeds: the S-curve's spread over 100 permutation seeds on this corpus (copies
 	# and families of versions make pairs fail together), and the pairs that shared an
