@@ -129,8 +129,9 @@ type Manifest struct {
 	Files         []FileEntry `json:"files"` // by shard; shards without documents have no file
 }
 
-// ReadManifest reads dir's manifest. A missing manifest, one that is not JSON, or one of
-// another format or version is an error naming the index.
+// ReadManifest reads dir's manifest. A missing manifest, one that is not JSON, one of
+// another format or version, or one naming a shard path outside dir (CheckPaths) is an
+// error naming the index.
 func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 	path := files.Join(dir, ManifestName)
 	r, err := files.Open(ctx, path)
@@ -159,6 +160,9 @@ func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 	}
 	if m.Shards < 1 {
 		return nil, fmt.Errorf("index %s: %s is damaged: shards %d", dir, ManifestName, m.Shards)
+	}
+	if err := m.CheckPaths(dir); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

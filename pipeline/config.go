@@ -155,8 +155,8 @@ func (c *Config) Validate() error {
 	if _, err := minhash.ParseHashFunc(string(c.Hash)); err != nil {
 		errs = append(errs, fmt.Errorf("--hash: %w", err))
 	}
-	if c.NumPerm < 2 {
-		errs = append(errs, fmt.Errorf("--num-perm: must be at least 2, got %d", c.NumPerm))
+	if c.NumPerm < 2 || c.NumPerm > lsh.MaxNumPerm {
+		errs = append(errs, fmt.Errorf("--num-perm: must be from 2 to %d, got %d", lsh.MaxNumPerm, c.NumPerm))
 	}
 	if !(c.Threshold > 0 && c.Threshold <= 1) || math.IsNaN(c.Threshold) {
 		errs = append(errs, fmt.Errorf("--threshold: must be in (0, 1], got %v", c.Threshold))

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/io/files"
@@ -196,7 +197,8 @@ func (t *texts) pair(a, b string, bud *budget) pair {
 	if okA && okB {
 		pr.Sim = fmtSim(verify.Jaccard(t.hashes[a], t.hashes[b]))
 	}
-	if size := len(ta) + len(tb) + 512; size > bud.left {
+	// Each id is shown four times; everything escaped may grow (htmlLen).
+	if size := htmlLen(ta) + htmlLen(tb) + 4*(htmlLen(shownID(a))+htmlLen(shownID(b))) + 512; size > bud.left {
 		bud.omitted++
 		pr.Missing = "texts left out: the report's size cap was reached"
 		return pr
@@ -213,6 +215,30 @@ func (t *texts) pair(a, b string, bud *budget) pair {
 	}
 	pr.Long = len([]rune(ta)) > collapseRunes || len([]rune(tb)) > collapseRunes
 	return pr
+}
+
+// maxIDBytes caps an id as the page shows it: ids are the user's, and one of megabytes,
+// repeated wherever its document appears, would pass the page's size cap alone.
+const maxIDBytes = 200
+
+// shownID is id as the page shows it: whole when short, else its first maxIDBytes bytes
+// (cut at a character boundary) and its length.
+func shownID(id string) string {
+	if len(id) <= maxIDBytes {
+		return id
+	}
+	cut := maxIDBytes
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (an id of %d bytes, cut)", id[:cut], len(id))
+}
+
+// htmlLen bounds the length of s once the page escapes it: each of <>&'" becomes an
+// entity of at most five bytes.
+func htmlLen(s string) int {
+	return len(s) + 4*strings.Count(s, "<") + 4*strings.Count(s, ">") + 4*strings.Count(s, "&") +
+		4*strings.Count(s, "'") + 4*strings.Count(s, `"`)
 }
 
 func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', 4, 64) }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/report"
 )
 
@@ -78,4 +80,37 @@ func TestInvalidKeptLine(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), fmt.Sprintf("kept.jsonl:%d: invalid kept line", bad))
 	}
+}
+
+// A corpus's ids are the user's: one of 2 MB, in a cluster the page samples, is cut on
+// the page, and the page is written within its cap.
+func TestLongIDIsCutOnThePage(t *testing.T) {
+	long := strings.Repeat("x", 2<<20) + "-end"
+	text := "the quick brown fox jumps over the lazy dog and keeps running far away from here"
+	var b strings.Builder
+	for _, r := range []struct{ id, text string }{
+		{long, text},
+		{"b-copy", text + " today"},
+		{"a-first", "an entirely different document about something else that nobody copied at all"},
+		{"c", "an entirely different document about something else that nobody copied at all yes"},
+		{long + "2", "an entirely different document about something else that nobody copied at all"},
+	} {
+		line, err := json.Marshal(map[string]string{"id": r.id, "text": r.text})
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	in := filepath.Join(t.TempDir(), "long-ids.jsonl")
+	require.NoError(t, os.WriteFile(in, []byte(b.String()), 0o644))
+	cfg := pipeline.DefaultConfig()
+	cfg.Inputs = []string{in}
+	dir := dedup(t, cfg)
+
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(page), report.DefaultMaxBytes)
+	assert.Less(t, len(page), 1<<20, "no id is shown whole")
+	assert.Contains(t, string(page), "(an id of 2097156 bytes, cut)")
+	assert.Contains(t, string(page), "(an id of 2097157 bytes, cut)")
+	assert.Contains(t, string(page), "b-copy")
 }

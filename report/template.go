@@ -6,6 +6,7 @@ import (
 )
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"id": shownID,
 	"segClass": func(op Op) string {
 		switch op {
 		case Deleted:
@@ -75,15 +76,15 @@ button.toggle { font-size: .8em; margin-top: .3em; }
 <div class="grid">
 <div><h3>Clusters by size</h3><table id="size-histogram">{{range .Sizes}}<tr><td>{{.Label}}</td><td class="n">{{.N}}</td><td><span class="bar" style="width: {{.Width}}px"></span></td></tr>{{else}}<tr><td>no clusters</td></tr>{{end}}</table>
 <p class="note">largest cluster: {{.Stats.LargestCluster}} documents; {{.ClustersTotal}} clusters of two or more.</p></div>
-<div><h3>Largest clusters</h3><table id="largest"><tr><th>cluster</th><th>size</th><th>kept</th></tr>{{range .Largest}}<tr><td><code>{{.ID}}</code></td><td class="n">{{.Size}}</td><td><code>{{.Kept}}</code></td></tr>{{end}}</table></div>
+<div><h3>Largest clusters</h3><table id="largest"><tr><th>cluster</th><th>size</th><th>kept</th></tr>{{range .Largest}}<tr><td><code>{{id .ID}}</code></td><td class="n">{{.Size}}</td><td><code>{{id .Kept}}</code></td></tr>{{end}}</table></div>
 </div>
 
 <h2 id="clusters">Sampled clusters</h2>
 <p class="note">{{len .Clusters}} of {{.ClustersTotal}} clusters: the largest first, then a random sample seeded by the run's --seed (the same on every run). Each removed document (right, additions in green) is shown beside the kept one (left, words it lacks struck out in red), with the exact Jaccard of the two computed for this page; at most {{.Options.MaxMembers}} removed members per cluster and {{.Options.MaxRunes}} characters per text. <button id="expand-all">expand all texts</button></p>
 {{if .Omitted}}<p class="warn">{{.Omitted}} {{plural .Omitted "pair is" "pairs are"}} listed without texts: the report's size cap of {{.Options.MaxBytes}} bytes was reached.</p>{{end}}
-{{range .Clusters}}<section class="cluster" data-cluster="{{.ID}}">
-<h3>Cluster <code>{{.ID}}</code>: {{.Size}} documents{{if .Random}} <span class="note">(random sample)</span>{{else}} <span class="note">(among the largest)</span>{{end}}</h3>
-<p class="note">kept <code>{{.Kept}}</code>{{if gt .Size (len .Members)}}; showing {{len .Pairs}} of {{.Size | printf "%d"}} members' removed copies (the first by id){{end}}</p>
+{{range .Clusters}}<section class="cluster" data-cluster="{{id .ID}}">
+<h3>Cluster <code>{{id .ID}}</code>: {{.Size}} documents{{if .Random}} <span class="note">(random sample)</span>{{else}} <span class="note">(among the largest)</span>{{end}}</h3>
+<p class="note">kept <code>{{id .Kept}}</code>{{if gt .Size (len .Members)}}; showing {{len .Pairs}} of {{.Size | printf "%d"}} members' removed copies (the first by id){{end}}</p>
 {{range .Pairs}}{{template "pair" .}}{{end}}
 </section>
 {{else}}<p>No clusters: nothing was removed.</p>
@@ -116,11 +117,11 @@ button.toggle { font-size: .8em; margin-top: .3em; }
 </script>
 </body>
 </html>
-{{define "pair"}}<div class="pair{{if .Long}} long{{end}}" data-a="{{.A}}" data-b="{{.B}}">
-<div class="pairhead"><code>{{.A}}</code> ↔ <code>{{.B}}</code>{{if .Sim}}: similarity <b class="sim">{{.Sim}}</b>{{end}}{{if .Note}}; {{.Note}}{{end}}{{if and .HaveA .HaveB (not .Missing) (not .Diffed)}}; <span class="note">too different to mark word by word</span>{{end}}</div>
+{{define "pair"}}<div class="pair{{if .Long}} long{{end}}" data-a="{{id .A}}" data-b="{{id .B}}">
+<div class="pairhead"><code>{{id .A}}</code> ↔ <code>{{id .B}}</code>{{if .Sim}}: similarity <b class="sim">{{.Sim}}</b>{{end}}{{if .Note}}; {{.Note}}{{end}}{{if and .HaveA .HaveB (not .Missing) (not .Diffed)}}; <span class="note">too different to mark word by word</span>{{end}}</div>
 {{if .Missing}}<p class="note">{{.Missing}}</p>{{else}}<div class="sides">
-<div><div class="side-label">{{.A}}{{if .CutA}} (cut){{end}}</div><div class="text kept" data-id="{{.A}}">{{if .HaveA}}{{range .Left}}{{if segClass .Op}}<span class="{{segClass .Op}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{else}}<i>text not found in the outputs</i>{{end}}</div></div>
-<div><div class="side-label">{{.B}}{{if .CutB}} (cut){{end}}</div><div class="text removed" data-id="{{.B}}">{{if .HaveB}}{{range .Right}}{{if segClass .Op}}<span class="{{segClass .Op}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{else}}<i>text not found in the outputs</i>{{end}}</div></div>
+<div><div class="side-label">{{id .A}}{{if .CutA}} (cut){{end}}</div><div class="text kept" data-id="{{id .A}}">{{if .HaveA}}{{range .Left}}{{if segClass .Op}}<span class="{{segClass .Op}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{else}}<i>text not found in the outputs</i>{{end}}</div></div>
+<div><div class="side-label">{{id .B}}{{if .CutB}} (cut){{end}}</div><div class="text removed" data-id="{{id .B}}">{{if .HaveB}}{{range .Right}}{{if segClass .Op}}<span class="{{segClass .Op}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{else}}<i>text not found in the outputs</i>{{end}}</div></div>
 </div>{{if .Long}}<button class="toggle">show the whole texts</button>{{end}}{{end}}
 </div>
 {{end}}`

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/jsonl"
 	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 )
 
@@ -71,5 +72,8 @@ func shingleDocs(docs []doc, cfg *pipeline.Config) error {
 }
 
 func newSigner(cfg *pipeline.Config) (*minhash.Signer, error) {
+	if cfg.NumPerm > lsh.MaxNumPerm {
+		return nil, fmt.Errorf("--num-perm: must be from 2 to %d, got %d", lsh.MaxNumPerm, cfg.NumPerm)
+	}
 	return minhash.NewSigner(cfg.Scheme, cfg.Seed, cfg.NumPerm)
 }

@@ -88,6 +88,28 @@ func TestParamsJSON(t *testing.T) {
 	assert.Contains(t, err.Error(), "b < 2")
 }
 
+// --num-perm has a maximum, refused as a usage error by every verb that takes it,
+// before any work (with --bands/--rows given, nothing else would stop it).
+func TestNumPermMaximum(t *testing.T) {
+	out, err := run(t, params, "--num-perm", "8192", "--json")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"bands"`)
+	verbs := map[string]func([]string, *bytes.Buffer, *bytes.Buffer) error{"params": params, "sign": sign, "compare": compare,
+		"dedup": func(args []string, out, errOut *bytes.Buffer) error { return runDedup(args, out, errOut) }}
+	for _, args := range [][]string{
+		{"params", "--num-perm", "8193"},
+		{"params", "--num-perm", "100000", "--lsh", "datasketch"},
+		{"sign", "--num-perm", "8193", seedFile},
+		{"compare", "--estimate", "--num-perm", "8193", seedFile},
+		{"dedup", "--num-perm", "100000", "--bands", "1000", "--rows", "100", "--input", seedFile, "--output", t.TempDir()},
+	} {
+		_, err := run(t, verbs[args[0]], args[1:]...)
+		require.Error(t, err, "%v", args)
+		assert.Contains(t, err.Error(), "8192", "%v", args)
+		assert.Equal(t, 2, exitCode(err), "%v", args)
+	}
+}
+
 // sign's hex must decode as a LeanMinHash equal to signing the document directly.
 func TestSignWritesLeanMinHashHex(t *testing.T) {
 	out, err := run(t, sign, "--ngram", "2", "--hash", "sha1", "--num-perm", "16", seedFile)

@@ -67,3 +67,26 @@ func AppendEscaped(dst, s []byte) []byte {
 	}
 	return append(dst, s[start:]...)
 }
+
+// AppendValid appends s with every byte that is not part of a valid UTF-8 sequence
+// replaced by U+FFFD, one per byte, as Append escapes them and as encoding/json decodes
+// them: for copying JSON text read from input (valid JSON but for its encoding) into
+// an output.
+func AppendValid(dst, s []byte) []byte {
+	if utf8.Valid(s) {
+		return append(dst, s...)
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, s[start:]...)
+}

@@ -2,6 +2,7 @@ package jsonstr
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -32,3 +33,24 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 type jsonBuf []byte
 
 func (b *jsonBuf) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// AppendValid replaces invalid bytes as encoding/json decodes them, and copies valid
+// text unchanged.
+func TestAppendValid(t *testing.T) {
+	for _, s := range []string{"", "plain", "héllo ✓ 𝄞", "\xff", "a\xffb", "\xc3", "a\xc3(b", "\xed\xa0\x80", "\xf0\x9f\x98", `{"id":"\xfe\xff"}`} {
+		got := AppendValid([]byte("<"), []byte(s))
+		require.True(t, utf8.Valid(got), "%q", s)
+		var viaJSON string
+		require.NoError(t, json.Unmarshal(Append(nil, []byte(s)), &viaJSON))
+		assert.Equal(t, "<"+viaJSON, string(got), "%q", s)
+		// encoding/json reading the raw bytes as a string sees the same.
+		if !strings.ContainsAny(s, `"\`) {
+			var decoded string
+			require.NoError(t, json.Unmarshal([]byte(`"`+s+`"`), &decoded))
+			assert.Equal(t, "<"+decoded, string(got), "%q", s)
+		}
+		if utf8.ValidString(s) {
+			assert.Equal(t, "<"+s, string(got))
+		}
+	}
+}

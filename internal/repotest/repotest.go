@@ -1,6 +1,6 @@
 // Package repotest locates the repository's own files from tests, whatever package
-// directory `go test` runs them in: testdata/ at the module root, and the datasketch
-// conformance vectors in ../shared beside it.
+// directory `go test` runs them in: testdata/ at the module root, the datasketch
+// conformance vectors among them, so that a bare clone runs its own tests.
 package repotest
 
 import (
@@ -40,8 +40,8 @@ func Root(t testing.TB) string {
 }
 
 // Conformance returns the path of a datasketch vector file,
-// ../shared/conformance/datasketch/<name> from the module root.
+// testdata/conformance/datasketch/<name> under the module root.
 func Conformance(t testing.TB, name string) string {
 	t.Helper()
-	return filepath.Join(Root(t), "..", "shared", "conformance", "datasketch", name)
+	return filepath.Join(Root(t), "testdata", "conformance", "datasketch", name)
 }

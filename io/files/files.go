@@ -148,6 +148,12 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	damage := func(r io.Reader) io.Reader {
 		return &offsetErrors{path: path, r: r, consumed: func() int64 { return count.consumed(br) }}
 	}
+	if codec := Compression(path); codec != "" {
+		if err := checkMagic(br, codec); err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("open %s: %s: %w", path, codec, err)
+		}
+	}
 	switch Compression(path) {
 	case "gzip":
 		// klauspost's inflater gives the same bytes as compress/gzip's in about half

@@ -339,3 +339,39 @@ func TestWriteErrorNamesTheFileOnce(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(err.Error(), "write /dev/full"), err.Error())
 	}
 }
+
+// A compressed file whose first bytes announce another format is refused with an error
+// that names the format it looks like, the file and its extension's codec.
+func TestMisnamedCompressedFileNamesItsFormat(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	data := []byte("{\"id\": \"a\", \"text\": \"x\"}\n")
+	for _, tc := range []struct {
+		name  string
+		bytes []byte
+		looks string
+	}{
+		{"gzip.jsonl.zst", compressed(t, "gzip", data), "gzip"},
+		{"zstd.jsonl.gz", compressed(t, "zstd", data), "zstd"},
+		{"xz.jsonl.gz", append([]byte{0xfd, '7', 'z', 'X', 'Z', 0}, data...), "xz"},
+		{"bzip2.jsonl.zst", append([]byte("BZh91AY&SY"), data...), "bzip2"},
+		{"zip.jsonl.gz", append([]byte("PK\x03\x04\x14\x00"), data...), "zip"},
+		{"table.parquet.gz", append([]byte("PAR1\x15\x04"), data...), "Parquet"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		writeFile(t, path, tc.bytes)
+		_, err := Open(ctx, path)
+		require.Error(t, err, tc.name)
+		codec := Compression(path)
+		assert.Contains(t, err.Error(), path)
+		assert.Contains(t, err.Error(), "starts like "+tc.looks+" data, not "+codec, tc.name)
+	}
+	// Correctly named streams still open.
+	for _, kind := range []string{"gzip", "zstd"} {
+		path := filepath.Join(dir, "ok.jsonl."+map[string]string{"gzip": "gz", "zstd": "zst"}[kind])
+		writeFile(t, path, compressed(t, kind, data))
+		got, err := readAll(t, path)
+		require.NoError(t, err)
+		assert.Equal(t, data, got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/neardup/neardup/internal/jsonstr"
 	"github.com/neardup/neardup/internal/pyrepr"
 	"github.com/neardup/neardup/io/parquetfile"
 	"github.com/neardup/neardup/record"
@@ -65,7 +66,8 @@ func appendAnnotations(dst []byte, e entry, names [4]string) []byte {
 }
 
 // annotatedJSON writes a JSONL record with the added fields inserted before its closing
-// brace; every other byte of the record, its line ending included, is kept. A record
+// brace; every other byte of the record, its line ending included, is kept, but for
+// invalid UTF-8, replaced by U+FFFD so the line is valid JSON. A record
 // that already has one of the field names is an error: the output would hold the key
 // twice.
 func annotatedJSON(dst, rec, end []byte, e entry, names [4]string) ([]byte, error) {
@@ -77,7 +79,7 @@ func annotatedJSON(dst, rec, end []byte, e entry, names [4]string) ([]byte, erro
 		return dst, fmt.Errorf("line %d: the record already has a field %q; choose another --annotate-prefix", e.Line, name)
 	}
 	inner := bytes.TrimRight(body[:len(body)-1], " \t\r\n")
-	dst = append(dst, body[:len(body)-1]...)
+	dst = jsonstr.AppendValid(dst, body[:len(body)-1])
 	ann := appendAnnotations(nil, e, names)
 	if len(inner) > 0 && inner[len(inner)-1] == '{' {
 		ann = ann[1:] // an empty object: no comma before the first field

@@ -152,7 +152,7 @@ func TestWritePipelineJSONL(t *testing.T) {
 
 	assert.Equal(t, ""+
 		`{"id":"D4","cluster":"D1","similarity":0.75,"file":"`+a+`","line":4,"record":{"id": "D4", "text": "RED BLUE GREEN", "meta": {"x": [1, 2]}}}`+"\n"+
-		`{"id":"D8","cluster":"D1","similarity":0.75,"file":"`+a+`","line":8,"record":{"id": "D8", "text": "bad `+"\xff"+` byte"}}`+"\n"+
+		`{"id":"D8","cluster":"D1","similarity":0.75,"file":"`+a+`","line":8,"record":{"id": "D8", "text": "bad `+"\uFFFD"+` byte"}}`+"\n"+
 		`{"id":"B2","cluster":"B1","similarity":0.75,"file":"`+b+`","line":2,"record":{"id": "B2", "text": "x"}}`+"\n",
 		r.removed, "removed records embed the original record raw")
 

@@ -24,7 +24,8 @@ func appendKey(dst []byte, key string, first bool) []byte {
 }
 
 // removedLine renders one removed.jsonl line. record is embedded raw when it is JSON
-// (the original JSONL record) and as a string otherwise (a text line).
+// (the original JSONL record, invalid UTF-8 in it replaced by U+FFFD so the line stays
+// valid JSON) and as a string otherwise (a text line).
 func removedLine(dst []byte, e entry, file string, rec []byte, recIsJSON bool) []byte {
 	dst = appendKey(dst, "id", true)
 	dst = appendString(dst, []byte(e.ID))
@@ -42,7 +43,7 @@ func removedLine(dst []byte, e entry, file string, rec []byte, recIsJSON bool) [
 	dst = strconv.AppendInt(dst, e.Line, 10)
 	dst = appendKey(dst, "record", false)
 	if recIsJSON {
-		dst = append(dst, rec...)
+		dst = jsonstr.AppendValid(dst, rec)
 	} else {
 		dst = appendString(dst, rec)
 	}

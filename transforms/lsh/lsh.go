@@ -46,11 +46,11 @@ func Detection(s float64, b, r int) float64 {
 // polynomials of degree r·b ≤ numPerm, so Gauss–Legendre quadrature with
 // ⌊numPerm/2⌋+1 nodes computes them exactly (up to rounding), and the choice
 // agrees with every vector recorded from datasketch (the closest recorded
-// runner-up is 1.2e-5 relative away). The search costs about
-// num_perm²·ln(num_perm) exponentials: milliseconds at 128, tens at 512.
+// runner-up is 1.2e-5 relative away). The search prunes with lower bounds
+// instead of scoring every (b, r), and returns what the exhaustive scan would.
 //
 // Validation follows datasketch's MinHashLSH constructor: weights each in [0, 1]
-// summing to exactly 1.0, numPerm ≥ 2; the threshold must be in (0, 1] (0 would
+// summing to exactly 1.0, numPerm ≥ 2 (and, unlike datasketch, ≤ MaxNumPerm); the threshold must be in (0, 1] (0 would
 // make every pair a candidate). When the optimum has b < 2 the returned Params
 // hold that optimum and the error wraps ErrTooFewBands.
 func OptimalParams(threshold float64, numPerm int, fpWeight, fnWeight float64) (Params, error) {
@@ -66,12 +66,20 @@ func OptimalParams(threshold float64, numPerm int, fpWeight, fnWeight float64) (
 	return best.Params, nil
 }
 
+// MaxNumPerm is the most permutations neardup accepts: well beyond any useful
+// signature (the estimate's standard error at 8192 is under 0.006), and small enough
+// that every computation sized by num_perm stays quick.
+const MaxNumPerm = 8192
+
 func validate(threshold float64, numPerm int, fpWeight, fnWeight float64) error {
 	if !(threshold > 0 && threshold <= 1) { // also rejects NaN
 		return fmt.Errorf("lsh: threshold %v must be in (0, 1]", threshold)
 	}
 	if numPerm < 2 {
 		return fmt.Errorf("lsh: num_perm %d: too few permutation functions (need at least 2)", numPerm)
+	}
+	if numPerm > MaxNumPerm {
+		return fmt.Errorf("lsh: num_perm %d: more than the maximum of %d permutation functions", numPerm, MaxNumPerm)
 	}
 	for _, w := range []float64{fpWeight, fnWeight} {
 		if !(w >= 0 && w <= 1) {
@@ -102,55 +110,13 @@ func FalseNegative(threshold float64, b, r int) float64 {
 	return fn[0]
 }
 
-// candidate is a scored (b, r).
-type candidate struct {
-	Params
-	Error float64 // fpWeight·FP + fnWeight·FN
-}
-
-// search returns the best scheme and the runner-up (the second smallest error,
-// ties again broken by (b, r) order), for the tests and for reports.
-func search(threshold float64, numPerm int, fpWeight, fnWeight float64) (best, second candidate) {
-	q := newQuadrature(numPerm/2 + 1)
-	// Integrate r-major (s^r and log1p(-s^r) shared by all b), then scan in
-	// datasketch's b-major order so ties resolve identically.
-	scores := make([][]candidate, numPerm+1) // scores[b][r-1]
-	for b := 1; b <= numPerm; b++ {
-		scores[b] = make([]candidate, numPerm/b)
-	}
-	bs := make([]int, 0, numPerm)
-	for r := 1; r <= numPerm; r++ {
-		bs = bs[:0]
-		for b := 1; b*r <= numPerm; b++ {
-			bs = append(bs, b)
-		}
-		fps, fns := q.areas(threshold, r, bs)
-		for i, b := range bs {
-			scores[b][r-1] = candidate{
-				Params: Params{Bands: b, Rows: r, FalsePositive: fps[i], FalseNegative: fns[i]},
-				Error:  fps[i]*fpWeight + fns[i]*fnWeight,
-			}
-		}
-	}
-	best.Error, second.Error = math.Inf(1), math.Inf(1)
-	for b := 1; b <= numPerm; b++ {
-		for _, c := range scores[b] {
-			switch {
-			case c.Error < best.Error:
-				best, second = c, best
-			case c.Error < second.Error:
-				second = c
-			}
-		}
-	}
-	return best, second
-}
-
 // quadrature integrates (1-s^r)^b over [0, t] and [t, 1] with fixed
 // Gauss–Legendre nodes.
 type quadrature struct {
 	nodes, weights []float64
 	lo, hi         []float64 // log1p(-s^r) at the nodes mapped to [0,t] and [t,1]
+	t              float64   // the threshold and rows prepare last set
+	r              int
 }
 
 func newQuadrature(n int) *quadrature {
@@ -159,28 +125,37 @@ func newQuadrature(n int) *quadrature {
 		lo: make([]float64, n), hi: make([]float64, n)}
 }
 
-// areas returns, for each b in bs, FP = ∫₀ᵗ 1-(1-s^r)^b ds and
-// FN = ∫ₜ¹ (1-s^r)^b ds. (1-x)^b is evaluated as exp(b·log1p(-x)), which is
-// accurate to a few ulps wherever the value matters and shares the logarithm
-// among all b.
-func (q *quadrature) areas(t float64, r int, bs []int) (fp, fn []float64) {
+// prepare sets the threshold t and rows r that area integrates for.
+func (q *quadrature) prepare(t float64, r int) {
+	q.t, q.r = t, r
 	halfLo, halfHi := t/2, (1-t)/2
 	for i, x := range q.nodes {
 		q.lo[i] = math.Log1p(-math.Pow(halfLo*x+halfLo, float64(r)))
 		q.hi[i] = math.Log1p(-math.Pow(halfHi*x+halfHi+t, float64(r)))
 	}
+}
+
+// area returns FP = ∫₀ᵗ 1-(1-s^r)^b ds and FN = ∫ₜ¹ (1-s^r)^b ds for the t and r of
+// the last prepare. (1-x)^b is evaluated as exp(b·log1p(-x)), which is accurate to a
+// few ulps wherever the value matters and shares the logarithm among all b.
+func (q *quadrature) area(b int) (fp, fn float64) {
+	fb := float64(b)
+	var sumLo, sumHi float64
+	for i, w := range q.weights {
+		// 1-(1-s^r)^b = -expm1(b·log1p(-s^r)) without cancellation near 0.
+		sumLo += w * -math.Expm1(fb*q.lo[i])
+		sumHi += w * math.Exp(fb*q.hi[i])
+	}
+	return q.t / 2 * sumLo, (1 - q.t) / 2 * sumHi
+}
+
+// areas returns area(b) for each b in bs at threshold t and r rows.
+func (q *quadrature) areas(t float64, r int, bs []int) (fp, fn []float64) {
+	q.prepare(t, r)
 	fp = make([]float64, len(bs))
 	fn = make([]float64, len(bs))
 	for j, b := range bs {
-		fb := float64(b)
-		var sumLo, sumHi float64
-		for i, w := range q.weights {
-			// 1-(1-s^r)^b = -expm1(b·log1p(-s^r)) without cancellation near 0.
-			sumLo += w * -math.Expm1(fb*q.lo[i])
-			sumHi += w * math.Exp(fb*q.hi[i])
-		}
-		fp[j] = halfLo * sumLo
-		fn[j] = halfHi * sumHi
+		fp[j], fn[j] = q.area(b)
 	}
 	return fp, fn
 }

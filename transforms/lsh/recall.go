@@ -1,6 +1,9 @@
 package lsh
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Recall-first defaults: a pair this far above the threshold must become a candidate
 // with at least this probability.
@@ -24,24 +27,45 @@ func RecallParams(threshold float64, numPerm int, margin, target float64) (Param
 		return Params{}, fmt.Errorf("lsh: recall target %v must be in (0, 1) and margin %v in [0, 1)", target, margin)
 	}
 	s := min(1, threshold+margin)
+	// At each r the fewest bands that meet the target have the smallest FP, since FP
+	// grows with b; and FP(b, r) ≥ FP(2, r) = 2t^(r+1)/(r+1) - t^(2r+1)/(2r+1), which
+	// falls as r grows, so going down from the most rows the search stops at the
+	// first r whose bound exceeds the best FP found.
+	q := newQuadrature(numPerm/2 + 1)
 	var best Params
 	found := false
-	for b := 2; b <= numPerm; b++ {
-		for r := 1; b*r <= numPerm; r++ {
-			if Detection(s, b, r) < target {
-				continue
-			}
-			fp := FalsePositive(threshold, b, r)
-			if !found || fp < best.FalsePositive {
-				best = Params{Bands: b, Rows: r, FalsePositive: fp}
-				found = true
-			}
+	for r := numPerm / 2; r >= 1; r-- {
+		b := 2
+		for b*r <= numPerm && Detection(s, b, r) < target {
+			b++
+		}
+		if b*r > numPerm {
+			continue
+		}
+		if found && fpTwoBands(threshold, r) > best.FalsePositive*slack {
+			break
+		}
+		q.prepare(threshold, r)
+		fp, _ := q.area(b)
+		// Ties go to fewer bands, then fewer rows: the first met in (b, r) order.
+		if !found || fp < best.FalsePositive || fp == best.FalsePositive && b < best.Bands ||
+			fp == best.FalsePositive && b == best.Bands && r < best.Rows {
+			best = Params{Bands: b, Rows: r, FalsePositive: fp}
+			found = true
 		}
 	}
 	if !found {
 		return Params{}, fmt.Errorf("%w: no scheme of %d permutations detects similarity %v with probability %v; use more permutations",
 			ErrTooFewBands, numPerm, s, target)
 	}
-	best.FalseNegative = FalseNegative(threshold, best.Bands, best.Rows)
+	// The areas of the chosen scheme, with the quadrature exact for its degree (as
+	// FalsePositive and FalseNegative compute them).
+	fp, fn := newQuadrature(best.Bands*best.Rows/2+1).areas(threshold, best.Rows, []int{best.Bands})
+	best.FalsePositive, best.FalseNegative = fp[0], fn[0]
 	return best, nil
+}
+
+// fpTwoBands is FP(2, r) = ∫₀ᵗ 2s^r - s^(2r) ds in closed form.
+func fpTwoBands(t float64, r int) float64 {
+	return 2*math.Pow(t, float64(r+1))/float64(r+1) - math.Pow(t, float64(2*r+1))/float64(2*r+1)
 }

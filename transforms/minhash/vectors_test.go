@@ -11,7 +11,7 @@ import (
 )
 
 // The structure of the datasketch 2.0 conformance vectors under
-// ../shared/conformance/datasketch/ (relative to the module root).
+// testdata/conformance/datasketch/ (relative to the module root).
 
 type inputSet struct {
 	Name     string   `json:"name"`

@@ -1,0 +1,132 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A manifest is untrusted input: every hostile shard path is refused by ReadManifest
+// (and so by Open, info, --against and --update-index), with an error naming the entry
+// and carrying no byte of the file it points at, even when that file's size and SHA-256
+// match the entry (as an attacker who knows the file can arrange).
+func TestHostileManifestPaths(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "idx")
+	m := build(t, dir, New(testParams, 1), testRows(20, "d"))
+	good := m.Files[0]
+
+	const secret = "SECRET-CONTENT-0123456789"
+	outside := filepath.Join(root, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secretPath := filepath.Join(outside, "secret.parquet")
+	if err := os.WriteFile(secretPath, []byte(secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(secret + "\n"))
+	// Symlinks inside the index that lead out of it.
+	if err := os.Symlink(outside, filepath.Join(dir, "gen-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secretPath, filepath.Join(dir, good.Path+".evil")); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct{ path, why string }{
+		{"../outside/secret.parquet", `".." segment`},
+		{secretPath, "absolute"},
+		{"gen-1/../../outside/secret.parquet", `".." segment`},
+		{"..", `".." segment`},
+		{"gen-link/secret.parquet", "outside the index directory through a symlink"},
+		{good.Path + ".evil", "outside the index directory through a symlink"},
+		{"./" + good.Path, `"." segment`},
+		{strings.Replace(good.Path, "/", "//", 1), "empty segment"},
+		{good.Path + "/", "empty segment"},
+		{"", "empty"},
+		{"gs://other-bucket/idx/shard-00000.parquet", `'\' or ':'`},
+		{"s3://other-bucket/shard-00000.parquet", `'\' or ':'`},
+		{`C:\Windows\win.ini`, `'\' or ':'`},
+		{`gen-1\..\..\outside\secret.parquet`, `'\' or ':'`},
+		{"gen-1/shard\x00.parquet", "control character"},
+		{"gen-1/shard\n.parquet", "control character"},
+		{strings.Repeat("../", 100000) + "etc/passwd", `".." segment`},
+	}
+	for _, c := range cases {
+		hostile := *m
+		hostile.Files = []FileEntry{{Shard: 0, Path: c.path, Rows: m.Documents, Bytes: int64(len(secret) + 1), SHA256: hex.EncodeToString(sum[:])}}
+		b, err := json.Marshal(&hostile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, read := range []func() error{
+			func() error { _, err := ReadManifest(context.Background(), dir); return err },
+			func() error { _, err := Open(context.Background(), dir, testParams); return err },
+		} {
+			err := read()
+			if err == nil {
+				t.Errorf("path %q: accepted", c.path)
+				continue
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "files[0] (shard 0) path ") || !strings.Contains(msg, c.why) {
+				t.Errorf("path %q: error does not name the entry and why (%s): %s", c.path, c.why, msg)
+			}
+			if strings.Contains(msg, secret) {
+				t.Errorf("path %q: error echoes file content: %s", c.path, msg)
+			}
+			if len(msg) > 1000 {
+				t.Errorf("path %q: error of %d bytes", c.path, len(msg))
+			}
+		}
+	}
+}
+
+// Plain names pass, also through symlinks that stay inside the index, and an index
+// directory that is itself reached through a symlink.
+func TestPlainManifestPathsAccepted(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "idx")
+	m := build(t, dir, New(testParams, 1), testRows(20, "d"))
+	gen, name, _ := strings.Cut(m.Files[0].Path, "/")
+	if err := os.Symlink(gen, filepath.Join(dir, "current")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Join(root, "alias")} {
+		for _, p := range []string{m.Files[0].Path, "current/" + name, "gen-000009-0000/not-yet-written.parquet"} {
+			if err := CheckPath(d, p); err != nil {
+				t.Errorf("%s in %s: %v", p, d, err)
+			}
+		}
+	}
+	if _, err := Open(context.Background(), filepath.Join(root, "alias"), testParams); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On gs:// and s3:// the same lexical rules keep a name inside the index's prefix.
+func TestObjectStoreManifestPaths(t *testing.T) {
+	for _, dir := range []string{"gs://bucket/indexes/a", "s3://bucket/indexes/a/"} {
+		if err := CheckPath(dir, "gen-000001-abcd/shard-00000.parquet"); err != nil {
+			t.Errorf("%s: %v", dir, err)
+		}
+		for _, p := range []string{"../b/gen-000001-abcd/shard-00000.parquet", "/indexes/b/shard.parquet", "gs://bucket/indexes/b/x",
+			"gen-1/../../b/x", "gen-1//x"} {
+			if err := CheckPath(dir, p); err == nil {
+				t.Errorf("%s: %q accepted", dir, p)
+			}
+		}
+	}
+}
