@@ -92,7 +92,7 @@ func TestCandidates(t *testing.T) {
 			bands: []elem.BandEntry{band(1, 10, "a"), band(1, 11, "b"), band(2, 10, "a"), band(2, 11, "b")},
 			edges: []string{"a-b", "a-b"}},
 		{name: "large bucket sends its members", maxAll: 2,
-			bands: []elem.BandEntry{band(1, 13, "d"), band(1, 10, "b"), band(1, 11, "c"), band(2, 10, "b"), band(2, 11, "c")},
+			bands:   []elem.BandEntry{band(1, 13, "d"), band(1, 10, "b"), band(1, 11, "c"), band(2, 10, "b"), band(2, 11, "c")},
 			edges:   []string{"b-c"},
 			members: []string{"b>b", "b>c", "b>d"}},
 	} {
