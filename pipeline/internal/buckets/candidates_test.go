@@ -1,0 +1,120 @@
+package buckets
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+)
+
+// testPartitions is the partition count of the hand-built band entries and of the stage.
+const testPartitions = 4
+
+func init() {
+	register.Function2x0(bandByKey)
+	register.Function2x0(noBands)
+	register.DoFn3x0[int, elem.EdgeBatch, func(string)](&edgeTextsFn{})
+	register.DoFn3x0[int, elem.HalfBatch, func(string)](&memberTextsFn{})
+}
+
+// bandByKey puts one entry in a batch under its band key's partition, as features.Sign
+// sends band entries.
+func bandByKey(e elem.BandEntry, emit func(int, elem.BandBatch)) {
+	emit(elem.PartOfHash(e.Key, testPartitions), elem.BandBatch{Items: []elem.BandEntry{e}})
+}
+
+// noBands emits nothing: the empty id check that Candidates waits for.
+func noBands(elem.BandEntry, func(int, elem.BandBatch)) {}
+
+// edgeTextsFn writes each candidate edge as "U-V", marked when it is not keyed by the
+// partition of U, where Verify expects it.
+type edgeTextsFn struct{ Partitions int }
+
+func (f *edgeTextsFn) ProcessElement(p int, b elem.EdgeBatch, emit func(string)) {
+	for _, e := range b.Items {
+		s := e.U + "-" + e.V
+		if p != elem.PartOfString(e.U, f.Partitions) {
+			s += fmt.Sprintf(" in partition %d", p)
+		}
+		emit(s)
+	}
+}
+
+// memberTextsFn writes each large-bucket member as "pivot>id", marked when it is not
+// keyed by the member's partition, where its location is.
+type memberTextsFn struct{ Partitions int }
+
+func (f *memberTextsFn) ProcessElement(p int, b elem.HalfBatch, emit func(string)) {
+	for _, h := range b.Items {
+		s := h.V + ">" + h.Node
+		if !h.IsBucketMember() {
+			s = "not a member: " + s
+		}
+		if p != elem.PartOfString(h.Node, f.Partitions) {
+			s += fmt.Sprintf(" in partition %d", p)
+		}
+		emit(s)
+	}
+}
+
+// band is a band entry of document id with shingle set set in bucket key.
+func band(key uint64, set uint64, id string) elem.BandEntry {
+	return elem.BandEntry{Key: key<<40 | key, Hash: set, Check: set * 7, ID: id}
+}
+
+// TestCandidates runs the bucketing stage alone on hand-built band entries: a bucket of
+// up to MaxAll distinct sets gives each of its pairs once, smaller id first; of several
+// ids with one set only the smallest takes part; a bucket of one set gives nothing; a
+// larger bucket gives no edge but each member, addressed to its smallest id.
+func TestCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		maxAll         int
+		bands          []elem.BandEntry
+		edges, members []string
+	}{
+		{name: "small bucket gives all pairs", maxAll: 3,
+			bands: []elem.BandEntry{band(1, 10, "c"), band(1, 11, "a"), band(1, 12, "b")},
+			edges: []string{"a-b", "a-c", "b-c"}},
+		{name: "one id per set", maxAll: 3,
+			bands: []elem.BandEntry{band(1, 10, "d"), band(1, 10, "b"), band(1, 11, "c")},
+			edges: []string{"b-c"}},
+		{name: "one set is no candidate", maxAll: 3,
+			bands: []elem.BandEntry{band(1, 10, "a"), band(1, 10, "b"), band(2, 11, "c")}},
+		{name: "a pair found in two bands comes twice", maxAll: 3,
+			bands: []elem.BandEntry{band(1, 10, "a"), band(1, 11, "b"), band(2, 10, "a"), band(2, 11, "b")},
+			edges: []string{"a-b", "a-b"}},
+		{name: "large bucket sends its members", maxAll: 2,
+			bands:   []elem.BandEntry{band(1, 13, "d"), band(1, 10, "b"), band(1, 11, "c"), band(2, 10, "b"), band(2, 11, "c")},
+			edges:   []string{"b-c"},
+			members: []string{"b>b", "b>c", "b>d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			entries := beam.CreateList(s, tc.bands)
+			edges, members := Candidates(s, beam.ParDo(s, bandByKey, entries), beam.ParDo(s, noBands, entries),
+				Options{Partitions: testPartitions, MaxAll: tc.maxAll})
+			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), toAny(tc.edges)...)
+			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), toAny(tc.members)...)
+			require.NoError(t, ptest.Run(p))
+		})
+	}
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// TestMain runs the tests on Prism.
+func TestMain(m *testing.M) { prismtest.Main(m) }
