@@ -87,8 +87,6 @@ if [ "$engine" = spark ]; then
 	mv "$staging"/pip/pyspark-*/deps "$staging/spark"
 	rm -rf "$staging/pip"
 	[ -d "$staging/spark/jars" ] || die "the pyspark sdist holds no deps/jars"
-	# A Spark worker takes a SPARK_HOME without RELEASE for a source tree, and fails.
-	echo "Spark from $(basename "$(sed -n 's/^\(pyspark==[^ ]*\).*/\1/p' "$req")") (.ci/engines.sh)" >"$staging/spark/RELEASE"
 fi
 
 if ! mv -T "$staging" "$dir" 2>/dev/null; then
