@@ -30,6 +30,7 @@ type engine struct {
 	name   string // the --runner value: flink or spark
 	server *server
 	worker string // the PROCESS environment's command
+	boot   string // the Go SDK's boot program, which worker runs
 }
 
 // engineHome returns the directory `.ci/engines.sh fetch name` prints: the engine's pinned,
@@ -55,27 +56,12 @@ func engineHome(t *testing.T, name string) string {
 }
 
 // newEngine wraps a started job server. Its workers are the Go SDK's boot program (built
-// from the module cache), each started by the engine in a fresh directory under the
-// TMPDIR a job's environment gives it: boot writes pipeline_options.json into its working
-// directory and the staged worker binary into --semi_persist_dir. boot runs the worker as
-// its child, and neither exits on TERM (what an engine sends when it releases a worker),
-// so the script gives both a process group of their own and kills the group when it gets
-// TERM or boot exits.
+// from the module cache), each started by the engine through .ci/engines/sdk-worker.sh.
 func newEngine(t *testing.T, name string, srv *server) *engine {
 	t.Helper()
-	script := filepath.Join(t.TempDir(), "sdk-worker.sh")
-	boot := filepath.Join(binaries(t), "container")
-	require.NoError(t, os.WriteFile(script, []byte(`#!/bin/sh
-d=$(mktemp -d) && cd "$d" || exit 1
-setsid `+strconv.Quote(boot)+` --semi_persist_dir="$d" "$@" &
-pid=$!
-trap 'kill -KILL -$pid 2>/dev/null' TERM INT
-wait $pid
-status=$?
-kill -KILL -$pid 2>/dev/null
-exit $status
-`), 0o755))
-	return &engine{name: name, server: srv, worker: script}
+	return &engine{name: name, server: srv,
+		worker: filepath.Join(repoRoot(t), ".ci", "engines", "sdk-worker.sh"),
+		boot:   filepath.Join(binaries(t), "container")}
 }
 
 var jobCount atomic.Int64
@@ -87,7 +73,7 @@ var jobCount atomic.Int64
 func (e *engine) run(t *testing.T, env []string, args ...string) {
 	t.Helper()
 	launcherTmp, workerTmp := t.TempDir(), t.TempDir()
-	workerEnv := map[string]string{"TMPDIR": workerTmp}
+	workerEnv := map[string]string{"TMPDIR": workerTmp, "NEARDUP_BOOT": e.boot}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		workerEnv[k] = v
