@@ -64,7 +64,7 @@ func TestGCSEmulatorMatchesLocal(t *testing.T) {
 		require.Contains(t, string(remote[name]), strconv.Quote(gsInput), "%s names its input", name)
 		remote[name] = bytes.ReplaceAll(remote[name], []byte(strconv.Quote(gsInput)), []byte(strconv.Quote("testdata/seed.jsonl")))
 	}
-	assertSameOutputs(t, local, remote)
+	assertSameFiles(t, local, remote)
 }
 
 func prefixed(prefix string, names []string) []string {

@@ -30,7 +30,7 @@ func TestPortableRunnerMatchesEmbedded(t *testing.T) {
 		embedded, portable := embeddedAndPortable(t, prism, "neardup-e2e-seed",
 			"--input", "testdata/seed.jsonl", "--ngram", "2", "--threshold", "0.8")
 		assertSeedResult(t, embedded)
-		assertSameOutputs(t, embedded, portable)
+		assertSameFiles(t, embedded, portable)
 	})
 
 	t.Run("generated", func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestPortableRunnerMatchesEmbedded(t *testing.T) {
 		require.NotEmpty(t, removed, "the generated corpus has planted duplicates")
 		require.NotEmpty(t, clusters)
 		assert.Empty(t, embedded["rejected.jsonl"])
-		assertSameOutputs(t, embedded, portable)
+		assertSameFiles(t, embedded, portable)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,56 +24,91 @@ import (
 // (AWS_ENDPOINT_URL_S3, static credentials, a region). It compares the objects written
 // with a local run, byte for byte, and checks that the commit left no temporary objects.
 func TestS3MatchesLocal(t *testing.T) {
+	s3, env := startFakeS3(t)
+	seed, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "seed.jsonl"))
+	require.NoError(t, err)
+	s3.put(t, "in/seed.jsonl", seed)
+
+	const s3Input = "s3://" + s3Bucket + "/in/*.jsonl"
+	flags := []string{"--ngram", "2", "--threshold", "0.8", "--quiet"}
+	neardup(t, env, append([]string{"dedup", "--input", s3Input, "--output", "s3://" + s3Bucket + "/out"}, flags...)...)
+
+	want := append([]string{"in/seed.jsonl"}, prefixed("out/", outputNames)...)
+	sort.Strings(want)
+	require.Equal(t, want, s3.keys(t), "objects in s3://%s after the run", s3Bucket)
+	remote := s3.objects(t, "out/")
+
+	localDir := filepath.Join(t.TempDir(), "local")
+	neardup(t, nil, append([]string{"dedup", "--input", "testdata/seed.jsonl", "--output", localDir}, flags...)...)
+	local := readLocalOutputs(t, localDir)
+	assertSeedResult(t, local)
+	const s3File = "s3://" + s3Bucket + "/in/seed.jsonl"
+	for _, name := range []string{"removed.jsonl", "stats.json"} {
+		require.Contains(t, string(remote[name]), strconv.Quote(s3File), "%s names its input", name)
+		remote[name] = bytes.ReplaceAll(remote[name], []byte(strconv.Quote(s3File)), []byte(strconv.Quote("testdata/seed.jsonl")))
+	}
+	assertSameFiles(t, local, remote)
+}
+
+// s3Bucket is the bucket startFakeS3 creates.
+const s3Bucket = "neardup-e2e"
+
+// fakeS3 is gofakes3 served on loopback from the test process.
+type fakeS3 struct{ backend *s3mem.Backend }
+
+// startFakeS3 serves gofakes3 with an empty bucket s3Bucket on loopback until the test
+// ends, and returns the environment that points the AWS SDK's default configuration, and
+// so Beam's s3 filesystem, at it.
+func startFakeS3(t *testing.T) (*fakeS3, []string) {
+	t.Helper()
 	backend := s3mem.New()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &http.Server{Handler: gofakes3.New(backend).Server(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-
-	const bucket = "neardup-e2e"
-	require.NoError(t, backend.CreateBucket(bucket))
-	seed, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "seed.jsonl"))
-	require.NoError(t, err)
-	_, err = backend.PutObject(bucket, "in/seed.jsonl", nil, bytes.NewReader(seed), int64(len(seed)), nil)
-	require.NoError(t, err)
-
-	env := []string{
+	require.NoError(t, backend.CreateBucket(s3Bucket))
+	none := filepath.Join(t.TempDir(), "none")
+	return &fakeS3{backend}, []string{
 		"AWS_ENDPOINT_URL_S3=http://" + ln.Addr().String(), // an IP address: path-style requests
 		"AWS_ACCESS_KEY_ID=neardup", "AWS_SECRET_ACCESS_KEY=neardup", "AWS_REGION=us-east-1",
-		"AWS_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(t.TempDir(), "none"),
+		"AWS_CONFIG_FILE=" + none, "AWS_SHARED_CREDENTIALS_FILE=" + none,
 		"AWS_EC2_METADATA_DISABLED=true",
 	}
-	const s3Input = "s3://" + bucket + "/in/*.jsonl"
-	flags := []string{"--ngram", "2", "--threshold", "0.8", "--quiet"}
-	neardup(t, env, append([]string{"dedup", "--input", s3Input, "--output", "s3://" + bucket + "/out"}, flags...)...)
+}
 
-	list, err := backend.ListBucket(bucket, nil, gofakes3.ListBucketPage{})
+func (s *fakeS3) put(t *testing.T, key string, data []byte) {
+	t.Helper()
+	_, err := s.backend.PutObject(s3Bucket, key, nil, bytes.NewReader(data), int64(len(data)), nil)
+	require.NoError(t, err)
+}
+
+// keys lists every object of the bucket.
+func (s *fakeS3) keys(t *testing.T) []string {
+	t.Helper()
+	list, err := s.backend.ListBucket(s3Bucket, nil, gofakes3.ListBucketPage{})
 	require.NoError(t, err)
 	var keys []string
 	for _, c := range list.Contents {
 		keys = append(keys, c.Key)
 	}
-	want := append([]string{"in/seed.jsonl"}, prefixed("out/", outputNames)...)
-	sort.Strings(want)
-	require.Equal(t, want, keys, "objects in s3://%s after the run", bucket)
-	remote := map[string][]byte{}
-	for _, name := range outputNames {
-		obj, err := backend.GetObject(bucket, "out/"+name, nil)
+	return keys
+}
+
+// objects returns the objects under prefix, by key without the prefix.
+func (s *fakeS3) objects(t *testing.T, prefix string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, k := range s.keys(t) {
+		name, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		obj, err := s.backend.GetObject(s3Bucket, k, nil)
 		require.NoError(t, err)
-		remote[name], err = io.ReadAll(obj.Contents)
+		out[name], err = io.ReadAll(obj.Contents)
 		obj.Contents.Close()
 		require.NoError(t, err)
 	}
-
-	localDir := filepath.Join(t.TempDir(), "local")
-	neardup(t, nil, append([]string{"dedup", "--input", "testdata/seed.jsonl", "--output", localDir}, flags...)...)
-	local := readLocalOutputs(t, localDir)
-	assertSeedResult(t, local)
-	const s3File = "s3://" + bucket + "/in/seed.jsonl"
-	for _, name := range []string{"removed.jsonl", "stats.json"} {
-		require.Contains(t, string(remote[name]), strconv.Quote(s3File), "%s names its input", name)
-		remote[name] = bytes.ReplaceAll(remote[name], []byte(strconv.Quote(s3File)), []byte(strconv.Quote("testdata/seed.jsonl")))
-	}
-	assertSameOutputs(t, local, remote)
+	return out
 }

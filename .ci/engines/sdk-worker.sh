@@ -1,0 +1,19 @@
+#!/bin/sh
+# The command of a Beam PROCESS environment for neardup's SDK workers: runs the Go SDK's
+# boot program ($NEARDUP_BOOT, built by `go build github.com/apache/beam/sdks/v2/go/container`)
+# with the arguments the engine passes. Used by e2e/engines_test.go and bench/engines.sh;
+# see docs/engines.md.
+#
+# Each worker gets a directory of its own under $TMPDIR: boot writes pipeline_options.json
+# into its working directory and stages the worker binary into --semi_persist_dir (default
+# /tmp, shared). boot runs the worker as its child and neither exits on TERM, which is what
+# an engine sends when it releases a worker, so both get a process group of their own,
+# killed when this script gets TERM or boot exits.
+d=$(mktemp -d) && cd "$d" || exit 1
+setsid "${NEARDUP_BOOT:?NEARDUP_BOOT: the path of the Go SDK boot program}" --semi_persist_dir="$d" "$@" &
+pid=$!
+trap 'kill -KILL -$pid 2>/dev/null' TERM INT
+wait $pid
+status=$?
+kill -KILL -$pid 2>/dev/null
+exit $status

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Embedded vs Flink vs Spark on one generated corpus: wall, CPU-seconds and peak RSS of
+# every process (launcher, job server, Spark master/workers/executors, SDK workers), and
+# bytes shuffled per document from the engine's own accounting (Flink: the job archive's
+# per-vertex write-bytes; Spark: the event log's shuffle bytes written).
+#
+#   bench/engines.sh N [embedded] [flink] [spark]     (default: all three)
+#
+# The engines are started as e2e/flink_test.go and e2e/spark_test.go start them (see
+# docs/engines.md), at parallelism 2 / two one-core Spark workers. Run from the repo root.
+set -euo pipefail
+source bench/lib.sh
+N=${1:?usage: bench/engines.sh N [embedded] [flink] [spark]}
+shift
+ENGINES=${*:-embedded flink spark}
+corpus=$(realpath "$(corpus "$N")")
+W=$(realpath "$OUT")/engines-$N
+rm -rf "$W"
+mkdir -p "$W"
+boot="$W/boot"
+go build -o "$boot" github.com/apache/beam/sdks/v2/go/container
+OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
+PIDS=()
+
+# role PID: the part a process plays, from its command line ("" if none of ours).
+role() {
+	local c
+	c=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 0
+	case "$c" in
+	*FlinkJobServerDriver* | *SparkJobServerDriver*) echo jobserver ;;
+	*deploy.master.Master*) echo spark-master ;;
+	*deploy.worker.Worker*) echo spark-worker ;;
+	*CoarseGrainedExecutorBackend*) echo spark-executor ;;
+	*"semi_persist_dir=$W/"*) echo sdk-worker ;;
+	*"$ND dedup"*) echo launcher ;;
+	esac
+}
+
+# sample FILE: every second until FILE.stop exists, one line per process of ours:
+# role pid cpu-ticks peak-rss-kB (VmHWM) round.
+sample() {
+	local round=0
+	while [ ! -e "$1.stop" ]; do
+		round=$((round + 1))
+		for p in /proc/[0-9]*; do
+			p=${p#/proc/}
+			r=$(role "$p")
+			[ -n "$r" ] || continue
+			read -r -a st <"/proc/$p/stat" 2>/dev/null || continue
+			hwm=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null) || continue
+			echo "$r $p $((st[13] + st[14])) ${hwm:-0} $round"
+		done >>"$1"
+		sleep 1
+	done
+}
+
+# report ENGINE SAMPLES WALL: CPU-seconds spent during the job (all of a process's CPU if
+# it started during the job, the growth if it was already running) and peak RSS by role.
+report() {
+	local tck
+	tck=$(getconf CLK_TCK)
+	awk -v e="$1" -v wall="$3" -v tck="$tck" '
+		{ if (!($2 in first)) first[$2] = ($5 == 1 ? $3 : 0); last[$2] = $3; role[$2] = $1; if ($4 > hwm[$2]) hwm[$2] = $4 }
+		END {
+			for (p in role) { r = role[p]; n[r]++; cpu[r] += (last[p] - first[p]) / tck; if (hwm[p] > peak[r]) peak[r] = hwm[p]; sum[r] += hwm[p] }
+			for (r in n) printf "| %s | %s | %.1f | %d | %.1f | %.0f | %.0f |\n", e, r, wall, n[r], cpu[r], peak[r] / 1024, sum[r] / 1024
+		}' "$2" | sort
+}
+
+run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
+	local e=$1 ep=$2
+	shift 2
+	local s="$W/$e.samples" wt="$W/$e-workers" lt="$W/$e-launcher"
+	mkdir -p "$wt" "$lt"
+	sample "$s" &
+	local sampler=$!
+	local start
+	start=$(date +%s.%N)
+	TMPDIR=$lt /usr/bin/time -f '%e %U %S %M' -o "$W/$e.time" "$ND" dedup --quiet --input "$corpus" --output "$W/$e-out" \
+		--runner="$e" --endpoint="$ep" --parallelism=2 --worker_binary="$ND" --job_name="bench-$e" \
+		--environment_type=PROCESS --environment_config="{\"command\":\"$PWD/.ci/engines/sdk-worker.sh\",\"env\":{\"TMPDIR\":\"$wt\",\"NEARDUP_BOOT\":\"$boot\"}}" "$@" \
+		>"$W/$e.log" 2>&1 || { echo "$e run failed: $W/$e.log" >&2; tail -5 "$W/$e.log" >&2; }
+	local wall
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+	sleep 3 # workers released after the job still count
+	touch "$s.stop"
+	wait "$sampler"
+	read -r _ u sy m <"$W/$e.time"
+	echo "launcher (time -v): user+sys $(echo "$u + $sy" | bc) s, max RSS $((m / 1024)) MB" >"$W/$e.launcher"
+	report "$e" "$s" "$wall" >"$W/$e.table"
+}
+
+wait_port() { # PORT: until it accepts
+	for _ in $(seq 1 120); do
+		(echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+		sleep 0.5
+	done
+	echo "port $1 never opened" >&2
+	return 1
+}
+
+stop_all() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	PIDS=()
+	sleep 2
+}
+trap stop_all EXIT
+
+for e in $ENGINES; do
+	case $e in
+	embedded)
+		/usr/bin/time -f '%e %U %S %M' -o "$W/embedded.time" "$ND" dedup --quiet --input "$corpus" --output "$W/embedded-out" >"$W/embedded.log" 2>&1
+		read -r wl u sy m <"$W/embedded.time"
+		printf "| embedded | launcher (the only process) | %s | 1 | %.1f | %d | %d |\n" "$wl" "$(echo "$u + $sy" | bc)" $((m / 1024)) $((m / 1024)) >"$W/embedded.table"
+		;;
+	flink)
+		cp="$(cat "$(.ci/engines.sh fetch flink)/classpath")"
+		mkdir -p "$W/flink-conf" "$W/flink-archive" "$W/flink-js"
+		# The finished job's JSON (per-vertex read/write bytes) is archived here.
+		echo "jobmanager.archive.fs.dir: file://$W/flink-archive" >"$W/flink-conf/flink-conf.yaml"
+		java -Xmx4g -Djava.io.tmpdir="$W/flink-js" -cp "$cp" org.apache.beam.runners.flink.FlinkJobServerDriver \
+			--job-port=18399 --artifact-port=0 --expansion-port=0 --artifacts-dir="$W/flink-js/artifacts" \
+			--flink-master='[local]' --flink-conf-dir="$W/flink-conf" >"$W/flink-js.log" 2>&1 &
+		PIDS+=($!)
+		wait_port 18399
+		run_job flink localhost:18399
+		stop_all
+		;;
+	spark)
+		h=$(.ci/engines.sh fetch spark)
+		beam=$(cat "$h/classpath")
+		sp="$h/spark/jars/*"
+		export SPARK_HOME="$h/spark" SPARK_LOCAL_IP=127.0.0.1 SPARK_SCALA_VERSION=2.12
+		# shellcheck disable=SC2086
+		java $OPENS -Xmx256m -cp "$sp" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 17377 --webui-port 0 >"$W/spark-master.log" 2>&1 &
+		PIDS+=($!)
+		wait_port 17377
+		for i in 1 2; do
+			mkdir -p "$W/spark-work$i"
+			# shellcheck disable=SC2086
+			java $OPENS -Xmx256m -cp "$sp" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port 0 \
+				--cores 1 --memory 6g --work-dir "$W/spark-work$i" spark://127.0.0.1:17377 >"$W/spark-worker$i.log" 2>&1 &
+			PIDS+=($!)
+		done
+		mkdir -p "$W/spark-js" "$W/spark-events"
+		# shellcheck disable=SC2086
+		java $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
+			-Dspark.executor.extraJavaOptions="$OPENS" -Dspark.executor.memory=4g \
+			-Dspark.eventLog.enabled=true -Dspark.eventLog.dir="file://$W/spark-events" \
+			-cp "$beam:$sp" org.apache.beam.runners.spark.SparkJobServerDriver \
+			--job-port=18398 --artifact-port=0 --expansion-port=0 --artifacts-dir="$W/spark-js/artifacts" \
+			--spark-master-url=spark://127.0.0.1:17377 >"$W/spark-js.log" 2>&1 &
+		PIDS+=($!)
+		wait_port 18398
+		sleep 5 # workers register
+		run_job spark localhost:18398
+		stop_all
+		;;
+	esac
+done
+
+echo "## engines, $N documents ($corpus)"
+env_header
+echo
+echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
+echo "|---|---|---|---|---|---|---|"
+for e in $ENGINES; do cat "$W/$e.table"; done
+for e in $ENGINES; do [ -f "$W/$e.launcher" ] && echo "- $e $(cat "$W/$e.launcher")"; done
+if [ -d "$W/flink-archive" ]; then
+	# Bytes every vertex wrote to the network (the shuffles and the task-to-task exchanges).
+	b=$(python3 -c 'import json,sys,glob
+t=0
+for f in glob.glob(sys.argv[1]+"/*"):
+    for a in json.load(open(f))["archive"]:
+        j=json.loads(a["json"])
+        if a["path"].count("/")==2 and "vertices" in j:
+            t+=sum(v["metrics"]["write-bytes"] for v in j["vertices"])
+print(t)' "$W/flink-archive")
+	echo "- flink: bytes written between tasks: $b ($(echo "scale=1; $b / $N" | bc) per document)"
+fi
+if [ -d "$W/spark-events" ]; then
+	b=$(python3 -c 'import json,sys,glob
+t=0
+for f in glob.glob(sys.argv[1]+"/*"):
+    for line in open(f):
+        ev=json.loads(line)
+        if ev.get("Event")=="SparkListenerTaskEnd":
+            t+=ev.get("Task Metrics",{}).get("Shuffle Write Metrics",{}).get("Shuffle Bytes Written",0)
+print(t)' "$W/spark-events")
+	echo "- spark: shuffle bytes written: $b ($(echo "scale=1; $b / $N" | bc) per document)"
+fi
+for e in $ENGINES; do
+	[ "$e" = embedded ] && continue
+	if cmp -s "$W/embedded-out/kept.jsonl" "$W/$e-out/kept.jsonl" 2>/dev/null; then
+		echo "- $e kept.jsonl: identical to embedded"
+	else
+		echo "- $e kept.jsonl: NOT identical to embedded (or embedded not run)"
+	fi
+done

@@ -1,0 +1,33 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestFlinkMatchesEmbedded runs the engine matrix on Beam's Flink job server (Flink 1.19,
+// an embedded cluster in the server's JVM) at parallelism 2, its SDK workers separate
+// processes started by Flink.
+func TestFlinkMatchesEmbedded(t *testing.T) {
+	home := engineHome(t, "flink")
+	runEngineMatrix(t, newEngine(t, "flink", startFlink(t, home)))
+}
+
+// startFlink starts the Flink job server of the classpath in home (see .ci/engines.sh).
+func startFlink(t *testing.T, home string) *server {
+	t.Helper()
+	cp, err := os.ReadFile(filepath.Join(home, "classpath"))
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	return startServer(t, "flink-job-server", "java", func(port int) []string {
+		return []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-cp", strings.TrimSpace(string(cp)),
+			"org.apache.beam.runners.flink.FlinkJobServerDriver",
+			"--job-port=" + strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
+			"--artifacts-dir=" + filepath.Join(tmp, "artifacts"), "--flink-master=[local]"}
+	})
+}

@@ -1,0 +1,286 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The engine matrix: every case runs embedded and on the engine, and every file the
+// engine run writes must equal the embedded run's.
+
+// matrixGenerated is the generated corpus's size: enough documents for many clusters,
+// LSH buckets and partitions on every worker, split over matrixParts input files.
+const (
+	matrixGenerated = 20000
+	matrixParts     = 4
+	matrixSmall     = 2000 // the corpus of the Parquet, annotate, index and s3:// cases
+)
+
+func runEngineMatrix(t *testing.T, e *engine) {
+	seed := filepath.Join(repoRoot(t), "testdata", "seed.jsonl")
+
+	t.Run("seed", func(t *testing.T) {
+		want := engineMatchesEmbedded(t, e, nil, "--input", seed, "--ngram", "2", "--threshold", "0.8")
+		assertSeedResult(t, want)
+	})
+
+	t.Run("generated", func(t *testing.T) {
+		dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8")
+		kept := strings.Count(string(want["kept.jsonl"]), "\n")
+		removed := strings.Count(string(want["removed.jsonl"]), "\n")
+		assert.Equal(t, matrixGenerated, kept+removed, "every generated document is kept or removed")
+		assert.NotZero(t, removed, "the generated corpus has planted duplicates")
+	})
+
+	t.Run("parquet", func(t *testing.T) {
+		dir := fixture(t, "parquet", func(dir string) { writeParquetCorpus(t, smallCorpus(t), filepath.Join(dir, "corpus.parquet")) })
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "corpus.parquet"), "--threshold", "0.8")
+		require.Contains(t, want, "kept.parquet")
+		require.Contains(t, want, "removed.jsonl")
+		assert.NotEmpty(t, want["removed.jsonl"], "the Parquet corpus has planted duplicates")
+	})
+
+	t.Run("annotate", func(t *testing.T) {
+		want := engineMatchesEmbedded(t, e, nil, "--input", smallCorpus(t), "--threshold", "0.8", "--mode", "annotate")
+		assert.Equal(t, matrixSmall, strings.Count(string(want["annotated.jsonl"]), "\n"), "annotated.jsonl has every record")
+	})
+
+	t.Run("keep-field", func(t *testing.T) {
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(repoRoot(t), "testdata", "keep-field.jsonl"), "--keep", "field:stars:max")
+		clusters := jsonLines(t, want["clusters.jsonl"])
+		require.Len(t, clusters, 1, "clusters.jsonl: %s", want["clusters.jsonl"])
+		assert.Equal(t, "repo-b", clusters[0]["kept"], "the most-starred copy is kept")
+	})
+
+	t.Run("index-against", func(t *testing.T) {
+		// The first half of the small corpus is indexed; the second half is deduplicated
+		// against it, so planted duplicates across the halves are removed by the index.
+		dir := halves(t)
+		indexFlags := []string{"--quiet", "--input", filepath.Join(dir, "part-0.jsonl")}
+		embeddedIndex := filepath.Join(fixture(t, "index", func(dir string) {
+			neardup(t, nil, append([]string{"index", "--output", filepath.Join(dir, "index")}, indexFlags...)...)
+		}), "index")
+		engineIndex := filepath.Join(t.TempDir(), "index")
+		e.run(t, nil, append([]string{"index", "--output", engineIndex}, indexFlags...)...)
+		assertSameFiles(t, withoutGenerationID(readTree(t, embeddedIndex)), withoutGenerationID(readTree(t, engineIndex)))
+
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "part-1.jsonl"), "--threshold", "0.8", "--against", embeddedIndex)
+		assert.Contains(t, string(want["removed.jsonl"]), `"index":"`+embeddedIndex+`"`, "the index removed documents")
+	})
+
+	t.Run("s3", func(t *testing.T) {
+		s3, env := startFakeS3(t)
+		dir := halves(t)
+		for _, name := range []string{"part-0.jsonl", "part-1.jsonl"} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, err)
+			s3.put(t, "in/"+name, b)
+		}
+		flags := []string{"--quiet", "--input", "s3://" + s3Bucket + "/in/*.jsonl", "--threshold", "0.8"}
+		neardup(t, env, append([]string{"dedup", "--output", "s3://" + s3Bucket + "/embedded"}, flags...)...)
+		e.run(t, env, append([]string{"dedup", "--output", "s3://" + s3Bucket + "/" + e.name}, flags...)...)
+		want := s3.objects(t, "embedded/")
+		assert.NotEmpty(t, want["removed.jsonl"])
+		assertSameFiles(t, want, s3.objects(t, e.name+"/"))
+	})
+}
+
+// engineMatchesEmbedded runs `neardup dedup --quiet flags...` embedded (once per flags,
+// shared by the engines) and on e, asserts that both wrote the same files, and returns the
+// embedded run's.
+func engineMatchesEmbedded(t *testing.T, e *engine, env []string, flags ...string) map[string][]byte {
+	t.Helper()
+	flags = append([]string{"dedup", "--quiet"}, flags...)
+	embedded := filepath.Join(fixture(t, "embedded "+strings.Join(flags, " "), func(dir string) {
+		neardup(t, env, append(flags, "--output", filepath.Join(dir, "out"))...)
+	}), "out")
+	want := readTree(t, embedded)
+	out := filepath.Join(t.TempDir(), "out")
+	e.run(t, env, append(flags, "--output", out)...)
+	assertSameFiles(t, want, readTree(t, out))
+	return want
+}
+
+var fixtures struct {
+	sync.Mutex
+	dir string // under the binary directory, removed after the tests
+	m   map[string]*fixtureDir
+}
+
+type fixtureDir struct {
+	once sync.Once
+	path string
+	done bool // fill returned
+}
+
+// fixture returns a directory shared by every test of the package, filled by fill the
+// first time name is asked for. fill may ask for other fixtures.
+func fixture(t *testing.T, name string, fill func(dir string)) string {
+	t.Helper()
+	fixtures.Lock()
+	if fixtures.m == nil {
+		fixtures.dir = filepath.Join(binaries(t), "fixtures")
+		fixtures.m = map[string]*fixtureDir{}
+	}
+	f, ok := fixtures.m[name]
+	if !ok {
+		f = &fixtureDir{path: filepath.Join(fixtures.dir, strconv.Itoa(len(fixtures.m)))}
+		fixtures.m[name] = f
+	}
+	fixtures.Unlock()
+	f.once.Do(func() {
+		require.NoError(t, os.MkdirAll(f.path, 0o755))
+		fill(f.path)
+		f.done = true
+	})
+	require.True(t, f.done, "fixture %q failed in an earlier test", name)
+	return f.path
+}
+
+// genCorpus returns `neardup gen --n n --seed seed`'s corpus.
+func genCorpus(t *testing.T, n, seed int) string {
+	t.Helper()
+	dir := fixture(t, fmt.Sprintf("gen %d %d", n, seed), func(dir string) {
+		neardup(t, nil, "gen", "--n", strconv.Itoa(n), "--seed", strconv.Itoa(seed), "--output", filepath.Join(dir, "corpus.jsonl"))
+	})
+	return filepath.Join(dir, "corpus.jsonl")
+}
+
+func smallCorpus(t *testing.T) string { return genCorpus(t, matrixSmall, 11) }
+
+// halves returns a directory holding the small corpus split in part-0.jsonl and part-1.jsonl.
+func halves(t *testing.T) string {
+	return fixture(t, "halves", func(dir string) { splitCorpus(t, smallCorpus(t), dir, 2) })
+}
+
+// splitCorpus writes the lines of corpus into parts files part-0.jsonl... of dir, in
+// consecutive runs, so that planted duplicates fall into other files than their originals.
+func splitCorpus(t *testing.T, corpus, dir string, parts int) {
+	t.Helper()
+	b, err := os.ReadFile(corpus)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	per := (len(lines) + parts - 1) / parts
+	for i := 0; i < parts; i++ {
+		lo, hi := min(i*per, len(lines)), min((i+1)*per, len(lines))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i)), []byte(strings.Join(lines[lo:hi], "")), 0o644))
+	}
+}
+
+// corpusRow is a generated document as a Parquet row.
+type corpusRow struct {
+	ID   string `parquet:"id"`
+	Text string `parquet:"text"`
+}
+
+// writeParquetCorpus writes the JSONL corpus as Parquet, in row groups small enough that
+// the file is read in several splits.
+func writeParquetCorpus(t *testing.T, corpus, path string) {
+	t.Helper()
+	f, err := os.Open(corpus)
+	require.NoError(t, err)
+	defer f.Close()
+	var rows []corpusRow
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r corpusRow
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		rows = append(rows, r)
+	}
+	require.NoError(t, sc.Err())
+	out, err := os.Create(path)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[corpusRow](out, parquet.MaxRowsPerRowGroup(200))
+	_, err = w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, out.Close())
+}
+
+// readTree reads every file under dir by its slash-separated relative path, and checks
+// that no temporary directory of an unfinished commit is left.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		require.NotContains(t, rel, ".neardup-tmp", "left in %s", dir)
+		out[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		return err
+	}))
+	return out
+}
+
+// generationID is the random part of an index generation's directory name, unique per
+// build so that two builds never commit into one directory.
+var generationID = regexp.MustCompile(`(gen-[0-9]+-)[0-9a-f]+`)
+
+// withoutGenerationID replaces the generation IDs of an index's file names and
+// manifest.json with X.
+func withoutGenerationID(files map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for name, b := range files {
+		if name == "manifest.json" {
+			b = generationID.ReplaceAll(b, []byte("${1}X"))
+		}
+		out[generationID.ReplaceAllString(name, "${1}X")] = b
+	}
+	return out
+}
+
+// assertSameFiles asserts that two runs wrote the same files with the same bytes, except
+// the "timings" object of stats.json, which is wall-clock, and report.html, which shows
+// them and the output directory (only checked present).
+func assertSameFiles(t *testing.T, want, got map[string][]byte) {
+	t.Helper()
+	assert.Equal(t, sortedKeys(want), sortedKeys(got), "files written")
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			continue
+		}
+		switch filepath.Base(name) {
+		case "stats.json":
+			assert.Equal(t, statsWithoutTimings(t, w), statsWithoutTimings(t, g), "%s without timings", name)
+		case "report.html":
+			assert.Contains(t, string(g), "<h1>neardup report</h1>")
+		default:
+			if len(w)+len(g) < 8192 { // small enough to show the difference
+				assert.Equal(t, string(w), string(g), "%s differs", name)
+			} else {
+				assert.True(t, string(w) == string(g), "%s differs (%d bytes, want %d)", name, len(g), len(w))
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sparkEnv runs TestSparkMatchesEmbedded when set: it does not pass yet (see the skip
+// message), so it is not part of `go test ./...` until it does.
+const sparkEnv = "NEARDUP_SPARK"
+
+// TestSparkMatchesEmbedded runs the engine matrix on Beam's Spark job server against a
+// standalone Spark cluster on loopback (a master and two workers of one core each, all
+// separate JVMs), its SDK workers separate processes started by the Spark executors.
+func TestSparkMatchesEmbedded(t *testing.T) {
+	if os.Getenv(sparkEnv) == "" {
+		msg := "e2e: SKIPPING TestSparkMatchesEmbedded (set " + sparkEnv + "=1 to run it): it fails. " +
+			"On Beam's Spark runner neardup's documents_read counter comes out doubled (seed corpus: " +
+			"8 read, 3 kept + 1 removed), so the accounting check leaves the outputs uncommitted; " +
+			"see docs/engines.md"
+		fmt.Fprintf(os.Stderr, "\n*** %s ***\n\n", msg)
+		t.Skip(msg)
+	}
+	home := engineHome(t, "spark")
+	runEngineMatrix(t, newEngine(t, "spark", startSpark(t, home)))
+}
+
+// sparkJavaOptions opens the JDK internals Spark 3.2 reaches into, which Java 17 closes
+// (Spark 3.3 and later pass these themselves).
+var sparkJavaOptions = []string{
+	"--add-opens=java.base/java.lang=ALL-UNNAMED",
+	"--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+	"--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+	"--add-opens=java.base/java.io=ALL-UNNAMED",
+	"--add-opens=java.base/java.net=ALL-UNNAMED",
+	"--add-opens=java.base/java.nio=ALL-UNNAMED",
+	"--add-opens=java.base/java.util=ALL-UNNAMED",
+	"--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+	"--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+	"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+	"--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+	"--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+	"--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+}
+
+// sparkWorkers is the number of Spark workers, of one core each.
+const sparkWorkers = 2
+
+// startSpark starts a standalone Spark cluster and the Spark job server of home (see
+// .ci/engines.sh) submitting to it, and returns the job server.
+func startSpark(t *testing.T, home string) *server {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "classpath"))
+	require.NoError(t, err)
+	beamCP := strings.TrimSpace(string(b))
+	sparkHome := filepath.Join(home, "spark")
+	sparkCP := filepath.Join(sparkHome, "jars", "*")
+	// Without SPARK_SCALA_VERSION a worker looks for a source tree's build directories
+	// to find the Scala version, and cannot launch executors.
+	env := []string{"SPARK_HOME=" + sparkHome, "SPARK_LOCAL_IP=127.0.0.1", "SPARK_SCALA_VERSION=2.12"}
+	java := func(jvm []string, cp string, main string, args ...string) []string {
+		return append(append(append(append([]string{}, sparkJavaOptions...), jvm...), "-cp", cp, main), args...)
+	}
+
+	master := startServerEnv(t, "spark-master", "java", env, func(port int) []string {
+		return java([]string{"-Xmx256m"}, sparkCP, "org.apache.spark.deploy.master.Master",
+			"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--webui-port", "0")
+	})
+	masterURL := "spark://" + master.addr
+	for i := 0; i < sparkWorkers; i++ {
+		work := t.TempDir()
+		startServerEnv(t, "spark-worker", "java", env, func(port int) []string {
+			return java([]string{"-Xmx256m"}, sparkCP, "org.apache.spark.deploy.worker.Worker",
+				"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--webui-port", "0",
+				"--cores", "1", "--memory", "2g", "--work-dir", work, masterURL)
+		})
+	}
+	deadline := time.Now().Add(startTimeout)
+	for strings.Count(master.log(t), "Registering worker") < sparkWorkers {
+		require.True(t, time.Now().Before(deadline), "Spark workers did not register with the master:\n%s", master.log(t))
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	tmp := t.TempDir()
+	return startServerEnv(t, "spark-job-server", "java", env, func(port int) []string {
+		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
+		// executors too.
+		jvm := []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dspark.executor.extraClassPath=" + beamCP,
+			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}
+		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
+			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
+			"--artifacts-dir="+filepath.Join(tmp, "artifacts"), "--spark-master-url="+masterURL)
+	})
+}
