@@ -98,3 +98,6 @@ func Merge(out io.Writer, rs []*Reader) error {
 	}
 	return w.Close()
 }
+
+// Docs is the number of documents added.
+func (b *Builder) Docs() int { return b.w.Docs() }
