@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/query"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -20,6 +21,8 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	var inputs inputFlag
 	info := fs.String("info", "", "print the manifest, counts and checksum status of the index at this path, and exit")
+	compact := fs.String("compact", "", "merge the segments of the index at this path into one (a format 1 index is converted to format 2), commit it as a new generation, and exit")
+	bits := fs.Int("shingle-bits", index.DefaultShingleBits, "--compact of a format 1 index: width of the stored shingle hashes, 1 to 64 (64: Jaccard exactly as dedup computes it; 32: within about 800 bytes per document, see docs/index.md)")
 	shards := fs.Int("shards", index.DefaultShards, "shard files of a new index (documents are spread by a hash of their id)")
 	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; normally a dedup's kept output")
 	fs.StringVar(&cfg.Output, "output", "", "the index directory to create (local or gs://)")
@@ -46,6 +49,9 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		verr := m.Verify(ctx, *info)
 		m.WriteInfo(stdout, *info, verr)
 		return verr
+	}
+	if *compact != "" {
+		return compactIndex(ctx, *compact, *bits, stdout)
 	}
 	cfg.Inputs = append(inputs, fs.Args()...)
 	if err := cfg.Validate(); err != nil {
@@ -87,4 +93,31 @@ func indexUsageError(err error) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// compactIndex merges an index's segments into one, or converts a format 1 index.
+func compactIndex(ctx context.Context, dir string, bits int, stdout io.Writer) error {
+	m, err := index.ReadManifest(ctx, dir)
+	if err != nil {
+		return err
+	}
+	before := len(m.Segments)
+	if m.Segmented() {
+		m, err = index.Compact(ctx, dir, m)
+	} else {
+		if bits < 1 || bits > 64 {
+			return usageError{fmt.Errorf("--shingle-bits: %d, want 1 to 64", bits)}
+		}
+		if err := m.Verify(ctx, dir); err != nil {
+			return err
+		}
+		before = len(m.Files)
+		m, err = query.Convert(ctx, dir, m, bits)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "compacted %s: %d files into %d segment, generation %d, %d documents, %d bytes (%.1f per document)\n",
+		dir, before, len(m.Segments), m.Generation, m.Documents, m.Bytes(), float64(m.Bytes())/float64(max(m.Documents, 1)))
+	return nil
 }

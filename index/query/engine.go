@@ -16,6 +16,9 @@ import (
 	"github.com/neardup/neardup/transforms/shingleset"
 )
 
+// Match is an indexed near-duplicate.
+type Match = index.Match
+
 // Engine answers queries against one open index generation. It is safe for concurrent
 // use.
 type Engine struct {

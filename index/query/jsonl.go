@@ -45,6 +45,9 @@ func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
 		if long != nil {
 			b = append(long, b...)
 		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, line+1, err)
+		}
 		if len(b) > 0 {
 			line++
 			if t := bytes.TrimSpace(b); len(t) > 0 {
@@ -55,9 +58,6 @@ func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
 		}
 		if err == io.EOF {
 			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line+1, err)
 		}
 	}
 }
