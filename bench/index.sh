@@ -11,15 +11,6 @@ RUNS=${RUNS:-1}
 OLD=${OLD:-100000}
 NEW=${NEW:-10000}
 
-# timedcpu LOG CMD...: like timed, also sets CPU (user+sys seconds).
-timedcpu() {
-	local log=$1
-	shift
-	/usr/bin/time -f '%e %M %U %S' -o "$OUT/.time" "$@" >"$log" 2>&1
-	read -r WALL RSS U S <"$OUT/.time"
-	CPU=$(awk -v u="$U" -v s="$S" 'BEGIN{print u+s}')
-}
-
 all=$(corpus $((OLD + NEW)))
 old="$OUT/index-old-$OLD.jsonl" new="$OUT/index-new-$NEW.jsonl"
 head -n "$OLD" "$all" >"$old"

@@ -44,7 +44,7 @@ func corpus(rng *rand.Rand, prefix string, n int, pool []Doc) []Doc {
 	return out
 }
 
-func build(t *testing.T, dir string, bits int, batches ...[]Doc) *index.Manifest {
+func build(t testing.TB, dir string, bits int, batches ...[]Doc) *index.Manifest {
 	t.Helper()
 	m := index.NewSegmented(testParams, bits)
 	for _, b := range batches {
