@@ -11,10 +11,14 @@
 //	         the set's Elias–Fano bytes (n values of Width bits), CRC-32C of the ordinal
 //	         (4 bytes) and the record's preceding bytes
 //	offsets  Docs+1 uint64: where each record starts, then where the records end
-//	bands    per band, its Docs entries (band key uint64, ordinal uint32) ascending by
-//	         (key, ordinal), in blocks of BlockEntries, each block followed by the
-//	         CRC-32C of the band number, the block number and its bytes
-//	fences   per band, the first key of each block (uint64), then the CRC-32C of them all
+//	bands    per band, its Docs entries (band key, ordinal) ascending by (key, ordinal),
+//	         in blocks of BlockEntries: a byte k, then per entry the key minus the
+//	         block's first key in k bytes and the ordinal in 3 bytes (4 from 2^24
+//	         documents on), then the CRC-32C of the band number, the block number and
+//	         the block's bytes
+//	fences   per band, the first key of each block (uint64); the position of every
+//	         block, band after band, and the end of the last (uint64); the CRC-32C of
+//	         the section
 //	footer   FooterSize bytes: "NDSEGEND", version, width, bands, block entries (uint32
 //	         each), docs, offsets, bands, fences positions (uint64 each), CRC-32C of
 //	         the footer's preceding bytes
@@ -27,6 +31,7 @@ package segment
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math/bits"
 )
 
 const (
@@ -39,7 +44,6 @@ const (
 	// BlockEntries is the number of band entries per checked block: one fence key per
 	// block, and a lookup reads about one block per band.
 	BlockEntries = 128
-	entrySize    = 12
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -69,8 +73,64 @@ func (f footer) encode() []byte {
 // blocksOf is the number of blocks of a band of n entries.
 func blocksOf(n uint64) uint64 { return (n + BlockEntries - 1) / BlockEntries }
 
-// bandBytes is the size of one band's section: its entries and a CRC per block.
-func bandBytes(n uint64) uint64 { return n*entrySize + 4*blocksOf(n) }
+// ordWidth is the bytes of an ordinal in a segment of docs documents.
+func ordWidth(docs uint64) int {
+	if docs <= 1<<24 {
+		return 3
+	}
+	return 4
+}
+
+// fenceBytes is the size of the fences section.
+func fenceBytes(docs uint64, bands uint32) uint64 {
+	blocks := blocksOf(docs) * uint64(bands)
+	return 8*blocks + 8*(blocks+1) + 4
+}
+
+// appendBlock appends the encoding of a block's entries (without its CRC): the key
+// width, then the entries. Keys are stored relative to the first, in as few bytes as
+// the block's key range needs.
+func appendBlock(dst []byte, es []Entry, ow int) []byte {
+	first, span := es[0].Key, es[len(es)-1].Key-es[0].Key
+	kw := (bits.Len64(span) + 7) / 8
+	dst = append(dst, byte(kw))
+	var b [8]byte
+	for _, e := range es {
+		binary.LittleEndian.PutUint64(b[:], e.Key-first)
+		dst = append(dst, b[:kw]...)
+		binary.LittleEndian.PutUint32(b[:], e.Ord)
+		dst = append(dst, b[:ow]...)
+	}
+	return dst
+}
+
+// blockView reads an encoded block's entries.
+type blockView struct {
+	first  uint64
+	kw, ow int
+	n      int
+	data   []byte // the entries
+}
+
+// viewBlock checks that b holds n entries and returns them.
+func viewBlock(b []byte, first uint64, n, ow int) (blockView, bool) {
+	if len(b) < 1 || b[0] > 8 || len(b) != 1+n*(int(b[0])+ow) {
+		return blockView{}, false
+	}
+	return blockView{first: first, kw: int(b[0]), ow: ow, n: n, data: b[1:]}, true
+}
+
+func (v blockView) key(i int) uint64 {
+	var b [8]byte
+	copy(b[:], v.data[i*(v.kw+v.ow):][:v.kw])
+	return v.first + binary.LittleEndian.Uint64(b[:])
+}
+
+func (v blockView) at(i int) Entry {
+	var b [4]byte
+	copy(b[:], v.data[i*(v.kw+v.ow)+v.kw:][:v.ow])
+	return Entry{Key: v.key(i), Ord: binary.LittleEndian.Uint32(b[:])}
+}
 
 // blockCRC is the checksum of block k of band b.
 func blockCRC(band, k uint64, data []byte) uint32 {

@@ -1,9 +1,6 @@
 package segment
 
-import (
-	"container/heap"
-	"slices"
-)
+import "container/heap"
 
 // cursor walks one segment's band, a block at a time.
 type cursor struct {
@@ -11,13 +8,14 @@ type cursor struct {
 	band  int
 	base  uint32
 	block uint64
-	data  []byte
+	v     blockView
+	buf   []byte
 	i     int
 	err   error
 }
 
 func (c *cursor) cur() Entry {
-	e := entryAt(c.data, c.i)
+	e := c.v.at(c.i)
 	e.Ord += c.base
 	return e
 }
@@ -25,16 +23,16 @@ func (c *cursor) cur() Entry {
 // next moves to the next entry; false at the end or on an error (c.err).
 func (c *cursor) next() bool {
 	c.i++
-	if c.i < len(c.data)/entrySize {
+	if c.i < c.v.n {
 		return true
 	}
 	if c.block >= uint64(len(c.r.fences[c.band])) {
 		return false
 	}
-	c.data, c.err = c.r.block(c.band, c.block, slices.Clip(c.data[:0]))
+	c.v, c.buf, c.err = c.r.block(c.band, c.block, c.buf)
 	c.block++
 	c.i = 0
-	return c.err == nil && len(c.data) > 0
+	return c.err == nil && c.v.n > 0
 }
 
 type cursorHeap []*cursor

@@ -20,6 +20,8 @@ type Reader struct {
 	f      footer
 	size   int64
 	fences [][]uint64
+	pos    []uint64 // block positions, band after band, and the end of the last
+	ow     int
 	bufs   sync.Pool
 }
 
@@ -95,30 +97,39 @@ func (r *Reader) load() error {
 	f := footer{Width: le.Uint32(b[12:]), Bands: le.Uint32(b[16:]), Block: le.Uint32(b[20:]), Docs: le.Uint64(b[24:]),
 		Offsets: le.Uint64(b[32:]), BandsPos: le.Uint64(b[40:]), Fences: le.Uint64(b[48:])}
 	nb := blocksOf(f.Docs)
-	fenceBytes := 8*nb*uint64(f.Bands) + 4
+	fb := fenceBytes(f.Docs, f.Bands)
 	switch {
 	case f.Width < 1 || f.Width > 64 || f.Bands < 1 || f.Bands > 1<<16 || f.Block != BlockEntries || f.Docs >= 1<<32:
 		return r.damaged("footer: width %d, bands %d, block %d, documents %d", f.Width, f.Bands, f.Block, f.Docs)
-	case f.Offsets+8*(f.Docs+1) != f.BandsPos,
-		f.BandsPos+uint64(f.Bands)*bandBytes(f.Docs) != f.Fences,
-		f.Fences+fenceBytes+FooterSize != uint64(r.size):
+	case f.Offsets+8*(f.Docs+1) != f.BandsPos, f.BandsPos > f.Fences,
+		f.Fences+fb+FooterSize != uint64(r.size):
 		return r.damaged("footer positions do not fit its %d bytes", r.size)
 	}
-	r.f = f
-	fb := make([]byte, fenceBytes)
-	if err := r.readAt(fb, f.Fences); err != nil {
+	r.f, r.ow = f, ordWidth(f.Docs)
+	b = make([]byte, fb)
+	if err := r.readAt(b, f.Fences); err != nil {
 		return err
 	}
-	if crcOf(fb[:len(fb)-4]) != le.Uint32(fb[len(fb)-4:]) {
+	if crcOf(b[:len(b)-4]) != le.Uint32(b[len(b)-4:]) {
 		return r.damaged("fence checksum mismatch")
 	}
-	r.fences = make([][]uint64, f.Bands)
-	all := make([]uint64, nb*uint64(f.Bands))
+	blocks := nb * uint64(f.Bands)
+	all := make([]uint64, 2*blocks+1)
 	for i := range all {
-		all[i] = le.Uint64(fb[8*i:])
+		all[i] = le.Uint64(b[8*i:])
 	}
+	r.fences = make([][]uint64, f.Bands)
 	for band := range r.fences {
 		r.fences[band] = all[uint64(band)*nb : uint64(band+1)*nb]
+	}
+	r.pos = all[blocks:]
+	if r.pos[0] != f.BandsPos || r.pos[blocks] != f.Fences {
+		return r.damaged("fence block positions do not fit the band section")
+	}
+	for i := 1; i < len(r.pos); i++ {
+		if r.pos[i] <= r.pos[i-1] {
+			return r.damaged("fence block positions not ascending")
+		}
 	}
 	return nil
 }
@@ -138,28 +149,27 @@ func (r *Reader) Bands() int { return int(r.f.Bands) }
 // Close closes the file.
 func (r *Reader) Close() error { return r.r.Close() }
 
-// block reads and checks block k of band into buf and returns its entries' bytes.
-func (r *Reader) block(band int, k uint64, buf []byte) ([]byte, error) {
-	first := k * BlockEntries
-	n := min(BlockEntries, r.f.Docs-first)
-	size := n*entrySize + 4
-	buf = slices.Grow(buf[:0], int(size))[:size]
-	off := r.f.BandsPos + uint64(band)*bandBytes(r.f.Docs) + k*(BlockEntries*entrySize+4)
+// block reads and checks block k of band into buf.
+func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error) {
+	n := min(BlockEntries, r.f.Docs-k*BlockEntries)
+	idx := uint64(band)*blocksOf(r.f.Docs) + k
+	off, end := r.pos[idx], r.pos[idx+1]
+	if end-off < 5 || end-off > 1+n*12+4 {
+		return blockView{}, buf, r.damaged("band %d, block %d: %d bytes", band, k, end-off)
+	}
+	buf = slices.Grow(buf[:0], int(end-off))[:end-off]
 	if err := r.readAt(buf, off); err != nil {
-		return nil, err
+		return blockView{}, buf, err
 	}
-	data := buf[:size-4]
-	if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(buf[size-4:]) {
-		return nil, r.damaged("band %d, block %d: checksum mismatch", band, k)
+	data := buf[:len(buf)-4]
+	if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
+		return blockView{}, buf, r.damaged("band %d, block %d: checksum mismatch", band, k)
 	}
-	if binary.LittleEndian.Uint64(data) != r.fences[band][k] {
-		return nil, r.damaged("band %d, block %d: first key differs from its fence", band, k)
+	v, ok := viewBlock(data, r.fences[band][k], int(n), r.ow)
+	if !ok || v.key(0) != r.fences[band][k] {
+		return blockView{}, buf, r.damaged("band %d, block %d: malformed", band, k)
 	}
-	return data, nil
-}
-
-func entryAt(data []byte, i int) Entry {
-	return Entry{Key: binary.LittleEndian.Uint64(data[i*entrySize:]), Ord: binary.LittleEndian.Uint32(data[i*entrySize+8:])}
+	return v, buf, nil
 }
 
 // Lookup calls fn with the ordinal of every document whose key in band is key,
@@ -179,23 +189,22 @@ func (r *Reader) Lookup(band int, key uint64, fn func(ord uint32)) error {
 	}
 	defer r.bufs.Put(bp)
 	for ; k < len(fence) && fence[k] <= key; k++ {
-		data, err := r.block(band, uint64(k), *bp)
+		v, buf, err := r.block(band, uint64(k), *bp)
+		*bp = buf
 		if err != nil {
 			return err
 		}
-		*bp = data[:cap(data)]
-		n := len(data) / entrySize
-		lo, hi := 0, n
+		lo, hi := 0, v.n
 		for lo < hi {
 			m := (lo + hi) / 2
-			if binary.LittleEndian.Uint64(data[m*entrySize:]) < key {
+			if v.key(m) < key {
 				lo = m + 1
 			} else {
 				hi = m
 			}
 		}
-		for i := lo; i < n; i++ {
-			e := entryAt(data, i)
+		for i := lo; i < v.n; i++ {
+			e := v.at(i)
 			if e.Key != key {
 				return nil
 			}
@@ -272,13 +281,13 @@ func decodeRecord(b []byte, width int, set []uint64) (string, []uint64, error) {
 func (r *Reader) Band(band int, fn func(Entry) error) error {
 	var buf []byte
 	for k := range uint64(len(r.fences[band])) {
-		data, err := r.block(band, k, buf)
+		v, b, err := r.block(band, k, buf)
+		buf = b
 		if err != nil {
 			return err
 		}
-		buf = data[:cap(data)]
-		for i := range len(data) / entrySize {
-			if err := fn(entryAt(data, i)); err != nil {
+		for i := range v.n {
+			if err := fn(v.at(i)); err != nil {
 				return err
 			}
 		}

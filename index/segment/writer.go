@@ -44,8 +44,10 @@ type Writer struct {
 	band     int
 	inBand   uint64
 	last     Entry
+	pending  []Entry // the block being filled
 	block    []byte
 	fences   [][]uint64
+	blockPos []uint64
 	bandsPos uint64
 	err      error
 }
@@ -149,8 +151,7 @@ func (w *Writer) AddEntry(band int, e Entry) error {
 	if w.inBand%BlockEntries == 0 {
 		w.fences[band] = append(w.fences[band], e.Key)
 	}
-	w.block = binary.LittleEndian.AppendUint64(w.block, e.Key)
-	w.block = binary.LittleEndian.AppendUint32(w.block, e.Ord)
+	w.pending = append(w.pending, e)
 	w.inBand++
 	w.last = e
 	if w.inBand%BlockEntries == 0 {
@@ -160,13 +161,15 @@ func (w *Writer) AddEntry(band int, e Entry) error {
 }
 
 func (w *Writer) flushBlock() {
-	if len(w.block) == 0 {
+	if len(w.pending) == 0 {
 		return
 	}
 	k := (w.inBand - 1) / BlockEntries
+	w.block = appendBlock(w.block[:0], w.pending, ordWidth(uint64(len(w.offsets))))
 	w.block = binary.LittleEndian.AppendUint32(w.block, blockCRC(uint64(w.band), k, w.block))
+	w.blockPos = append(w.blockPos, w.pos)
 	w.write(w.block)
-	w.block = w.block[:0]
+	w.pending = w.pending[:0]
 }
 
 // endBand closes the current band, which must have one entry per document, and moves
@@ -201,6 +204,9 @@ func (w *Writer) Close() error {
 		for _, k := range f {
 			b = binary.LittleEndian.AppendUint64(b, k)
 		}
+	}
+	for _, p := range append(w.blockPos, fencesPos) {
+		b = binary.LittleEndian.AppendUint64(b, p)
 	}
 	b = binary.LittleEndian.AppendUint32(b, crcOf(b))
 	w.write(b)
