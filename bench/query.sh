@@ -43,7 +43,7 @@ echo
 
 # One near-duplicate query document (the first NEW document that has one) as the body.
 body="$OUT/query-body.jsonl"
-line=$(grep -vn '"near":\[\]' "$OUT/query-batch.jsonl" | head -1 | cut -d: -f1)
+line=$(awk '!/"near":\[\]/{print NR; exit}' "$OUT/query-batch.jsonl")
 sed -n "${line:-1}p" "$new" >"$body"
 
 "$ND" serve --index "$idx" --listen "127.0.0.1:$PORT" 2>"$OUT/query-serve.log" &

@@ -30,7 +30,7 @@ const MaxLineBytes = 64 << 20
 // document is passed with Err set; only a read error of r stops it. A document
 // without an id gets NAME:LINE, as in dedup.
 func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var line int64
 	for {
 		b, err := br.ReadSlice('\n')
