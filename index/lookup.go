@@ -68,28 +68,42 @@ func (s *Segments) Close() error {
 // Scratch is the reusable memory of one goroutine's lookups.
 type Scratch struct {
 	query, set []uint64
-	cands      []uint32
+	cands      [][]uint32 // per segment
 }
 
 // Near finds the indexed documents whose exact Jaccard with a document reaches the
 // index's threshold, among those sharing at least one band key with it. hashes are the
-// document's sorted distinct 64-bit shingle hashes and bandKeys its band keys (band
-// order), as the pipeline computes them. fn receives the matches segment by segment,
-// each segment's in ordinal order.
+// document's distinct 64-bit shingle hashes, in any order (only a document with
+// candidates has them copied and sorted), and bandKeys its band keys in band order, as
+// the pipeline computes them. fn receives the matches segment by segment, each
+// segment's in ordinal order.
 func (s *Segments) Near(hashes, bandKeys []uint64, sc *Scratch, fn func(Match)) error {
 	if len(bandKeys) != s.Manifest.Params.Bands {
 		return fmt.Errorf("index %s: %d band keys, the index has %d bands", s.Dir, len(bandKeys), s.Manifest.Params.Bands)
 	}
-	sc.query = segment.Truncate(append(sc.query[:0], hashes...), s.Manifest.ShingleBits)
-	for _, r := range s.segs {
-		sc.cands = sc.cands[:0]
+	if len(sc.cands) < len(s.segs) {
+		sc.cands = make([][]uint32, len(s.segs))
+	}
+	any := false
+	for i, r := range s.segs {
+		c := sc.cands[i][:0]
 		for band, key := range bandKeys {
-			if err := r.Lookup(band, key, func(ord uint32) { sc.cands = append(sc.cands, ord) }); err != nil {
+			if err := r.Lookup(band, key, func(ord uint32) { c = append(c, ord) }); err != nil {
 				return fmt.Errorf("index %s: %w", s.Dir, err)
 			}
 		}
-		slices.Sort(sc.cands)
-		for _, ord := range slices.Compact(sc.cands) {
+		slices.Sort(c)
+		sc.cands[i] = slices.Compact(c)
+		any = any || len(c) > 0
+	}
+	if !any {
+		return nil
+	}
+	sc.query = append(sc.query[:0], hashes...)
+	slices.Sort(sc.query)
+	sc.query = segment.Truncate(sc.query, s.Manifest.ShingleBits)
+	for i, r := range s.segs {
+		for _, ord := range sc.cands[i] {
 			id, set, err := r.Doc(ord, sc.set)
 			if err != nil {
 				return fmt.Errorf("index %s: %w", s.Dir, err)

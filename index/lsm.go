@@ -203,17 +203,24 @@ func tierStart(segs []SegmentEntry) int {
 	return i
 }
 
-// AddSegment commits the generation after prev with one more segment, written by fill,
-// merged with the newest segments as the tiering rule says (see MergeFactor).
+// AddSegment commits the generation after prev with one more segment, written by fill
+// into a new generation directory (CommitSegment).
 func AddSegment(ctx context.Context, dir string, prev *Manifest, fill func(b *segment.Builder) (int64, error)) (*Manifest, error) {
 	gen := prev.GenerationDir()
 	e, err := WriteSegment(ctx, dir, gen+"/"+SegmentName(0), prev, fill)
 	if err != nil {
 		return nil, err
 	}
+	return CommitSegment(ctx, dir, prev, e)
+}
+
+// CommitSegment commits the generation after prev with the segment e (written into
+// the directory of prev.GenerationDir()) added, merged with the newest segments as the
+// tiering rule says (see MergeFactor).
+func CommitSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEntry) (*Manifest, error) {
 	next := prev.WithSegments(len(prev.Segments), len(prev.Segments), e)
 	if from := tierStart(next.Segments); from < len(next.Segments)-1 {
-		merged, err := mergeSegments(ctx, dir, gen+"/"+SegmentName(1), next, from, len(next.Segments))
+		merged, err := mergeSegments(ctx, dir, path.Dir(e.Path)+"/merged-"+path.Base(e.Path), next, from, len(next.Segments))
 		if err != nil {
 			return nil, err
 		}

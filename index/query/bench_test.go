@@ -30,4 +30,3 @@ func BenchmarkNear(b *testing.B) {
 		}
 	}
 }
-
