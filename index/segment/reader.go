@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/neardup/neardup/io/files"
 )
@@ -17,6 +18,8 @@ import (
 type Reader struct {
 	path   string
 	r      files.ReaderAt
+	mapped []byte        // the whole file, when it is local: reads are then copies
+	reads  atomic.Uint64 // reads from mapped since its pages were last dropped
 	f      footer
 	size   int64
 	fences [][]uint64
@@ -48,11 +51,34 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 		return nil, fmt.Errorf("segment file %s: cannot be read by offset (compressed, or not a local or gs:// path)", path)
 	}
 	r := &Reader{path: path, r: ra, size: ra.Size()}
+	if files.IsLocal(path) {
+		r.mapped = mapFile(path, r.size)
+	}
 	if err := r.load(); err != nil {
-		ra.Close()
+		r.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// dropEvery is the number of reads from a mapped file after which its pages are
+// dropped from the resident set: a lookup reads a few KiB, so the resident part of an
+// index stays within some hundred MiB whatever its size.
+const dropEvery = 1 << 15
+
+// view returns the n bytes at off: a slice of the mapped file, or read into buf.
+func (r *Reader) view(buf []byte, off, n uint64) ([]byte, error) {
+	if off+n > uint64(r.size) {
+		return nil, r.damaged("%d bytes at offset %d lie past its end (%d bytes)", n, off, r.size)
+	}
+	if r.mapped != nil {
+		if r.reads.Add(1)%dropEvery == 0 {
+			dropPages(r.mapped)
+		}
+		return r.mapped[off : off+n : off+n], nil
+	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	return buf, r.readAt(buf, off)
 }
 
 func (r *Reader) readAt(b []byte, off uint64) error {
@@ -147,7 +173,14 @@ func (r *Reader) Width() int { return int(r.f.Width) }
 func (r *Reader) Bands() int { return int(r.f.Bands) }
 
 // Close closes the file.
-func (r *Reader) Close() error { return r.r.Close() }
+// Close closes the file; no read may be running or follow.
+func (r *Reader) Close() error {
+	if r.mapped != nil {
+		unmapFile(r.mapped)
+		r.mapped = nil
+	}
+	return r.r.Close()
+}
 
 // block reads and checks block k of band into buf.
 func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error) {
@@ -157,12 +190,15 @@ func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error
 	if end-off < 5 || end-off > 1+n*12+4 {
 		return blockView{}, buf, r.damaged("band %d, block %d: %d bytes", band, k, end-off)
 	}
-	buf = slices.Grow(buf[:0], int(end-off))[:end-off]
-	if err := r.readAt(buf, off); err != nil {
+	b, err := r.view(buf, off, end-off)
+	if err != nil {
 		return blockView{}, buf, err
 	}
-	data := buf[:len(buf)-4]
-	if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
+	if r.mapped == nil {
+		buf = b
+	}
+	data := b[:len(b)-4]
+	if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return blockView{}, buf, r.damaged("band %d, block %d: checksum mismatch", band, k)
 	}
 	v, ok := viewBlock(data, r.fences[band][k], int(n), r.ow)
@@ -222,16 +258,17 @@ func (r *Reader) Record(ord uint32, buf []byte) ([]byte, error) {
 	if uint64(ord) >= r.f.Docs {
 		return nil, fmt.Errorf("segment file %s: ordinal %d of %d documents", r.path, ord, r.f.Docs)
 	}
-	var ob [16]byte
-	if err := r.readAt(ob[:], r.f.Offsets+8*uint64(ord)); err != nil {
+	var obuf [16]byte
+	ob, err := r.view(obuf[:], r.f.Offsets+8*uint64(ord), 16)
+	if err != nil {
 		return nil, err
 	}
 	start, end := binary.LittleEndian.Uint64(ob[:]), binary.LittleEndian.Uint64(ob[8:])
 	if start < uint64(len(headerMagic)) || end <= start+4 || end > r.f.Offsets || end-start > 1<<30 {
 		return nil, r.damaged("document %d: record offsets %d..%d out of range", ord, start, end)
 	}
-	buf = slices.Grow(buf[:0], int(end-start))[:end-start]
-	if err := r.readAt(buf, start); err != nil {
+	buf, err = r.view(buf, start, end-start)
+	if err != nil {
 		return nil, err
 	}
 	n := len(buf) - 4
@@ -253,7 +290,9 @@ func (r *Reader) Doc(ord uint32, set []uint64) (string, []uint64, error) {
 	if err != nil {
 		return "", set, err
 	}
-	*bp = rec[:cap(rec)]
+	if r.mapped == nil {
+		*bp = rec[:cap(rec)]
+	}
 	id, set, err := decodeRecord(rec[:len(rec)-4], int(r.f.Width), set[:0])
 	if err != nil {
 		return "", set, r.damaged("document %d: %v", ord, err)
