@@ -14,17 +14,29 @@ import (
 )
 
 // Item is one document to add to an index: its id and either its text or, when Text
-// is empty and Hashes is set, its sorted shingle hashes (from an index of format 1).
+// is empty and Hashes is set, its sorted shingle hashes (from an index of format 1); or,
+// when Line is set, a JSONL line to parse (ParseLine) on a worker goroutine, a line that
+// is no document being counted in the result's rejected and skipped.
 type Item struct {
 	ID     string
 	Text   string
 	Hashes []uint64
+	Line   *Line
+}
+
+// Line is a JSONL line of a named input.
+type Line struct {
+	Source string
+	Num    int64
+	Bytes  []byte
+	Fields Fields
 }
 
 type featured struct {
-	id     string
-	hashes []uint64
-	keys   []uint64
+	id       string
+	hashes   []uint64
+	keys     []uint64
+	rejected bool
 }
 
 // Add adds items as one segment to the index at dir, whose current manifest is prev
@@ -32,18 +44,32 @@ type featured struct {
 // Items are shingled and signed on one goroutine per core and added in their order.
 // It is the single-process way to build, convert or update an index.
 func Add(ctx context.Context, dir string, prev *index.Manifest, items iter.Seq2[Item, error]) (*index.Manifest, error) {
+	m, _, err := AddCounting(ctx, dir, prev, items)
+	return m, err
+}
+
+// AddCounting is Add, and also returns the number of Line items that were no document.
+func AddCounting(ctx context.Context, dir string, prev *index.Manifest, items iter.Seq2[Item, error]) (*index.Manifest, int64, error) {
 	p := prev.Params
 	sh, err := ShingleConfig(p).Shingler()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	signer, err := minhash.NewSigner(minhash.Scheme(p.Scheme), p.Seed, p.NumPerm)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var rejected int64
 	pool := ordered.New(runtime.GOMAXPROCS(0), 64, func() func(Item) featured {
 		sig := make([]uint64, p.NumPerm)
 		return func(it Item) featured {
+			if l := it.Line; l != nil {
+				d := parseDoc(l.Bytes, l.Source, l.Num, l.Fields)
+				if d.Err != nil {
+					return featured{rejected: true}
+				}
+				it = Item{ID: d.ID, Text: d.Text}
+			}
 			h := it.Hashes
 			if it.Text != "" || h == nil {
 				h, _ = sh.Hashes(it.Text)
@@ -57,10 +83,14 @@ func Add(ctx context.Context, dir string, prev *index.Manifest, items iter.Seq2[
 		}
 	})
 	defer pool.Close()
-	return index.AddSegment(ctx, dir, prev, func(b *segment.Builder) (int64, error) {
+	m, err := index.AddSegment(ctx, dir, prev, func(b *segment.Builder) (int64, error) {
 		var shingles int64
 		var addErr error
 		add := func(f featured) {
+			if f.rejected {
+				rejected++
+				return
+			}
 			if addErr == nil {
 				if addErr = b.Add(f.id, f.hashes, f.keys); addErr != nil {
 					addErr = fmt.Errorf("document %q: %w", f.id, addErr)
@@ -77,6 +107,7 @@ func Add(ctx context.Context, dir string, prev *index.Manifest, items iter.Seq2[
 		pool.Flush(add)
 		return shingles, addErr
 	})
+	return m, rejected, err
 }
 
 // AddDocs adds the documents of docs without an error, as Add does.

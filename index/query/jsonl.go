@@ -30,6 +30,12 @@ const MaxLineBytes = 64 << 20
 // document is passed with Err set; only a read error of r stops it. A document
 // without an id gets NAME:LINE, as in dedup.
 func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
+	return ReadLines(r, name, func(num int64, b []byte) error { return fn(parseDoc(b, name, num, f)) })
+}
+
+// ReadLines calls fn with every non-blank line of r (without its newline, valid until
+// fn returns) and its 1-based number.
+func ReadLines(r io.Reader, name string, fn func(num int64, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line int64
 	for {
@@ -51,7 +57,7 @@ func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
 		if len(b) > 0 {
 			line++
 			if t := bytes.TrimSpace(b); len(t) > 0 {
-				if ferr := fn(parseDoc(t, name, line, f)); ferr != nil {
+				if ferr := fn(line, t); ferr != nil {
 					return ferr
 				}
 			}

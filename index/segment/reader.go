@@ -62,9 +62,10 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 }
 
 // dropEvery is the number of reads from a mapped file after which its pages are
-// dropped from the resident set: a lookup reads a few KiB, so the resident part of an
-// index stays within some hundred MiB whatever its size.
-const dropEvery = 1 << 15
+// dropped from the resident set: a read maps at most the kernel's fault-around window
+// (64 KiB by default), so the resident part of an index stays within some hundred MiB
+// whatever its size.
+const dropEvery = 1 << 12
 
 // view returns the n bytes at off: a slice of the mapped file, or read into buf.
 func (r *Reader) view(buf []byte, off, n uint64) ([]byte, error) {
