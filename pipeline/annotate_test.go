@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/report"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +37,7 @@ func TestAnnotateJSONLKeepsRecordsAndAddsClusterFields(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{"annotated.jsonl", "rejected.jsonl", ClustersFile, SimilaritiesFile, StatsFile}, names)
+	assert.ElementsMatch(t, []string{"annotated.jsonl", "rejected.jsonl", clustersFile, report.SimilaritiesFile, statsFile}, names)
 
 	got, err := os.ReadFile(filepath.Join(cfg.Output, "annotated.jsonl"))
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
@@ -114,7 +115,7 @@ func clusterLabels(t *testing.T, clusters string) map[string]string {
 		if l == "" {
 			continue
 		}
-		var c clusterLine
+		var c cluster.Line
 		require.NoError(t, json.Unmarshal([]byte(l), &c))
 		for _, m := range c.Members {
 			labels[m] = c.Cluster
@@ -164,7 +165,7 @@ func TestEveryTruePairSharingABucketIsClustered(t *testing.T) {
 			truth := bucketTruePairs(t, cfg, ids, texts)
 			require.Greater(t, len(truth), 50, "the corpus must plant pairs")
 			out, st := dedup(t, cfg)
-			require.Empty(t, missedPairs(t, truth, out[ClustersFile]), "pairs sharing a bucket with J ≥ %v not in one cluster", cfg.Threshold)
+			require.Empty(t, missedPairs(t, truth, out[clustersFile]), "pairs sharing a bucket with J ≥ %v not in one cluster", cfg.Threshold)
 			require.Zero(t, st.Counts["unresolved_bucket_pairs"])
 			if tc.allPairs == 2 {
 				require.Positive(t, st.Counts["large_buckets"])
@@ -199,7 +200,7 @@ func TestBucketBudgetIsAudited(t *testing.T) {
 	cfg.BucketAllPairs, cfg.BucketComparisons, cfg.bucketBudgetFloor = 2, 1, 1
 	truth := bucketTruePairs(t, cfg, ids, texts)
 	out, st := dedup(t, cfg)
-	missed := len(missedPairs(t, truth, out[ClustersFile]))
+	missed := len(missedPairs(t, truth, out[clustersFile]))
 	require.Positive(t, missed, "one comparison per member should miss planted pairs here")
 	require.GreaterOrEqual(t, st.Counts["unresolved_bucket_pairs"], int64(missed))
 	require.Positive(t, st.Counts["large_buckets"])
@@ -230,10 +231,10 @@ func TestResultIndependentOfArrivalOrder(t *testing.T) {
 				out, st := dedup(t, cfg)
 				if ref == nil {
 					ref, refStats = out, st
-					require.NotEmpty(t, out[ClustersFile])
+					require.NotEmpty(t, out[clustersFile])
 					continue
 				}
-				require.Equal(t, ref[ClustersFile], out[ClustersFile])
+				require.Equal(t, ref[clustersFile], out[clustersFile])
 				require.Equal(t, sortedLines(ref["kept.jsonl"]), sortedLines(out["kept.jsonl"]))
 				require.Equal(t, sortedLines(stripPlace(t, ref["removed.jsonl"])), sortedLines(stripPlace(t, out["removed.jsonl"])))
 				for _, k := range []string{"bucket_edges", "large_buckets", "large_bucket_comparisons", "candidate_pairs", "verified_pairs", "removed", "clusters"} {
@@ -272,52 +273,4 @@ func stripPlace(t *testing.T, s string) string {
 		out = append(out, string(b))
 	}
 	return strings.Join(out, "\n")
-}
-
-// sortBandEntries must give exactly the comparison sort's order: spread keys, keys that
-// all share their top bits, and skew (one key copied thousands of times).
-func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 4))
-	for _, n := range []int{0, 1, 255, 256, 1000, 20000} {
-		for _, shape := range []string{"spread", "low", "skew"} {
-			entries := make([]BandEntry, n)
-			for i := range entries {
-				e := BandEntry{Key: r.Uint64(), Set: r.Uint64N(4), Chk: r.Uint64N(2), ID: fmt.Sprintf("d%d", r.IntN(n+1))}
-				switch shape {
-				case "low":
-					e.Key >>= 40
-				case "skew":
-					if r.IntN(2) == 0 {
-						e.Key = 42
-					}
-				}
-				entries[i] = e
-			}
-			want := slices.Clone(entries)
-			slices.SortFunc(want, compareBandEntries)
-			entries = sortBandEntries(entries)
-			require.Equal(t, want, entries, "n=%d %s", n, shape)
-		}
-	}
-}
-
-// BenchmarkSortBandEntries sorts one band partition's entries as a million one-word
-// documents give them (15 bands, 700,000 distinct sets over 256 partitions, every set
-// of 300,000 twice): 60,000 entries, ties on band key, set and check, ids apart.
-func BenchmarkSortBandEntries(b *testing.B) {
-	r := rand.New(rand.NewPCG(7, 7))
-	base := make([]BandEntry, 0, 60000)
-	for len(base) < cap(base) {
-		e := BandEntry{Key: r.Uint64(), Set: r.Uint64(), Chk: r.Uint64(), ID: fmt.Sprintf("d%07d", r.IntN(1_000_000))}
-		base = append(base, e)
-		if r.IntN(7) < 3 {
-			e.ID = fmt.Sprintf("d%07d", r.IntN(1_000_000))
-			base = append(base, e)
-		}
-	}
-	entries := make([]BandEntry, len(base))
-	for b.Loop() {
-		copy(entries, base)
-		sortBandEntries(entries)
-	}
 }

@@ -12,19 +12,16 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+	"github.com/neardup/neardup/pipeline/internal/indexwrite"
+	"github.com/neardup/neardup/pipeline/internal/keep"
+	"github.com/neardup/neardup/pipeline/internal/pairs"
 	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/lsh"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingle"
-)
-
-// Verify modes: how a candidate pair becomes a duplicate.
-const (
-	VerifyExact    = "exact"    // exact Jaccard of the shingle-hash sets decides (default)
-	VerifyEstimate = "estimate" // the MinHash estimate decides
-	VerifyNone     = "none"     // every LSH candidate is a duplicate
 )
 
 // LSH objectives: how bands and rows are chosen from the threshold and num_perm.
@@ -43,12 +40,6 @@ func ChooseLSH(objective string, threshold float64, numPerm int) (lsh.Params, er
 	}
 	return lsh.Params{}, fmt.Errorf("--lsh: must be recall or datasketch, got %q", objective)
 }
-
-// Keep policies: which member of a cluster survives.
-const (
-	KeepSmallestID = "smallest-id"
-	KeepLongest    = "longest"
-)
 
 // Config is everything a dedup run depends on.
 type Config struct {
@@ -108,10 +99,10 @@ type Config struct {
 	UpdateIndex bool     // add the kept documents to the one --against index as a new generation
 	Prefer      []string // inputs (globs) whose documents win their clusters over other inputs'
 
-	indexes    []*index.Manifest // the opened Against indexes (OpenIndexes)
-	preferred  []string          // Prefer, expanded
-	indexWrite *indexWrite       // where UpdateIndex writes
-	spillDir   string            // where featurize spills band entries; "": through the runner
+	indexes    []*index.Manifest  // the opened Against indexes (OpenIndexes)
+	preferred  []string           // Prefer, expanded
+	indexWrite *indexwrite.Target // where UpdateIndex writes
+	spillDir   string             // where featurize spills band entries; "": through the runner
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -130,9 +121,9 @@ func DefaultConfig() Config {
 		MaxShingles:       100_000,
 		GiantClusterShare: 0.01,
 		LSH:               LSHRecall,
-		Verify:            VerifyExact,
-		Keep:              KeepSmallestID,
-		CC:                CCLocal,
+		Verify:            pairs.Exact,
+		Keep:              cluster.KeepSmallestID,
+		CC:                cluster.Local,
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
@@ -171,21 +162,21 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--threshold: must be in (0, 1], got %v", c.Threshold))
 	}
 	switch c.Verify {
-	case VerifyExact, VerifyEstimate, VerifyNone:
+	case pairs.Exact, pairs.Estimate, pairs.None:
 	default:
 		errs = append(errs, fmt.Errorf("--verify: must be exact, estimate or none, got %q", c.Verify))
 	}
 	switch {
-	case c.Keep == KeepSmallestID, c.Keep == KeepLongest:
-	case IsKeepField(c.Keep):
-		if _, err := ParseKeepField(c.Keep); err != nil {
+	case c.Keep == cluster.KeepSmallestID, c.Keep == cluster.KeepLongest:
+	case cluster.IsKeepField(c.Keep):
+		if _, err := keep.ParseField(c.Keep); err != nil {
 			errs = append(errs, fmt.Errorf("--keep: %w", err))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
-	case CCLocal, CCDistributed:
+	case cluster.Local, cluster.Distributed:
 	default:
 		errs = append(errs, fmt.Errorf("--cc: must be local or distributed, got %q", c.CC))
 	}

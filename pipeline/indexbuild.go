@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/neardup/neardup/pipeline/internal/indexwrite"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/index"
@@ -41,7 +43,7 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 		return nil, err
 	}
 	prev := index.New(cfg.IndexParams(), shards)
-	w := newIndexWrite(cfg.Output, prev)
+	w := indexwrite.NewTarget(cfg.Output, prev)
 	tempDir := sink.NewTempDir(cfg.Output)
 	defer files.RemoveAll(ctx, tempDir)
 	cleanSpill, err := cfg.chooseSpillDir(tempDir)
@@ -52,14 +54,14 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 
 	p, s := beam.NewPipelineWithRoot()
 	docs, _ := source.Read(s, inputs, cfg.sourceConfig())
-	rows := beam.ParDo(s.Scope("IndexRows"), &docRowFn{Shingle: cfg.shingleConfig(), Shards: shards, SpillDir: cfg.spillDir}, docs)
-	writeShards(s.Scope("WriteIndex"), rows, w, tempDir)
+	rows := indexwrite.Rows(s.Scope("IndexRows"), docs, shards, cfg.indexRowOptions())
+	indexwrite.WriteShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
 	res, err := runWithProgress(ctx, p, progressOut)
 	if err != nil {
 		return nil, fmt.Errorf("index pipeline failed (no index was committed at %s): %w", cfg.Output, err)
 	}
-	entries, err := readEntries(ctx, tempDir)
+	entries, err := indexwrite.ReadEntries(ctx, tempDir)
 	if err != nil {
 		return nil, err
 	}

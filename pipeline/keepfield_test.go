@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,28 +18,21 @@ import (
 	"github.com/neardup/neardup/internal/repotest"
 )
 
-func TestParseKeepField(t *testing.T) {
-	kf, err := ParseKeepField("field:stars:max")
-	require.NoError(t, err)
-	assert.Equal(t, KeepField{Name: "stars", Max: true}, kf)
-	kf, err = ParseKeepField("field:meta:date:min")
-	require.NoError(t, err)
-	assert.Equal(t, KeepField{Name: "meta:date"}, kf, "the name runs to the last colon")
+// keptOf maps each cluster (by its smallest id) to the member clusters.jsonl says was kept.
+// Validate names --keep for every malformed field policy.
+func TestValidateRejectsMalformedKeepField(t *testing.T) {
 	for _, bad := range []string{"field:", "field:stars", "field::max", "field:stars:largest"} {
-		_, err := ParseKeepField(bad)
-		assert.Error(t, err, bad)
 		cfg := DefaultConfig()
 		cfg.Inputs, cfg.Output, cfg.Keep = []string{"x.jsonl"}, "out", bad
 		assert.ErrorContains(t, cfg.Validate(), "--keep", bad)
 	}
 }
 
-// keptOf maps each cluster (by its smallest id) to the member clusters.jsonl says was kept.
 func keptOf(t *testing.T, clusters string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, l := range strings.Split(strings.TrimSpace(clusters), "\n") {
-		var c clusterLine
+		var c cluster.Line
 		require.NoError(t, json.Unmarshal([]byte(l), &c), l)
 		out[c.Cluster] = c.Kept
 	}
@@ -78,7 +73,7 @@ func TestKeepFieldJSONL(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Inputs, cfg.Output, cfg.Keep = []string{in}, t.TempDir(), tc.keep
 			out, st := dedup(t, cfg)
-			assert.Equal(t, tc.want, keptOf(t, out[ClustersFile]))
+			assert.Equal(t, tc.want, keptOf(t, out[clustersFile]))
 			assert.Equal(t, int64(5), st.Counts["kept"])
 			assert.Equal(t, tc.keep, st.Parameters.Keep)
 			removed := parseRemoved(t, out["removed.jsonl"])
@@ -93,9 +88,9 @@ func TestKeepFieldJSONL(t *testing.T) {
 
 			// Distributed connected components and another partition count decide the same.
 			cfg2 := cfg
-			cfg2.Output, cfg2.CC, cfg2.Partitions = t.TempDir(), CCDistributed, 3
+			cfg2.Output, cfg2.CC, cfg2.Partitions = t.TempDir(), cluster.Distributed, 3
 			out2, _ := dedup(t, cfg2)
-			for _, name := range []string{"kept.jsonl", "removed.jsonl", ClustersFile} {
+			for _, name := range []string{"kept.jsonl", "removed.jsonl", clustersFile} {
 				assert.Equal(t, out[name], out2[name], name)
 			}
 		})
@@ -181,7 +176,7 @@ func TestKeepFieldParquet(t *testing.T) {
 			removed := parseRemoved(t, string(b))
 			require.Len(t, removed, 1)
 			assert.Equal(t, tc.kept, removed[tc.removed].Cluster)
-			c, err := os.ReadFile(filepath.Join(cfg.Output, ClustersFile))
+			c, err := os.ReadFile(filepath.Join(cfg.Output, clustersFile))
 			require.NoError(t, err)
 			assert.Equal(t, map[string]string{"D1": tc.kept}, keptOf(t, string(c)))
 		})
@@ -194,7 +189,7 @@ func TestKeepFieldReadmeExample(t *testing.T) {
 	cfg.Inputs = []string{filepath.Join(repotest.Root(t), "testdata", "keep-field.jsonl")}
 	cfg.Output, cfg.Keep = t.TempDir(), "field:stars:max"
 	out, _ := dedup(t, cfg)
-	assert.Equal(t, map[string]string{"repo-a": "repo-b"}, keptOf(t, out[ClustersFile]))
+	assert.Equal(t, map[string]string{"repo-a": "repo-b"}, keptOf(t, out[clustersFile]))
 	removed := parseRemoved(t, out["removed.jsonl"])
 	assert.ElementsMatch(t, []string{"repo-a", "repo-c"}, []string{removed["repo-a"].ID, removed["repo-c"].ID})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/cluster"
 )
 
 // Modes: what dedup writes.
@@ -31,4 +33,12 @@ func (c *Config) outputNames() []string {
 		return sink.AnnotateOutputNames(c.Format)
 	}
 	return sink.OutputNames(c.Format)
+}
+
+// checkFormat checks the choices that depend on the inputs' resolved format.
+func (c *Config) checkFormat() error {
+	if cluster.IsKeepField(c.Keep) && c.Format == source.FormatText {
+		return fmt.Errorf("--keep %s: text input has no fields; use it with JSONL or Parquet", c.Keep)
+	}
+	return nil
 }

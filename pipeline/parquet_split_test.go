@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/report"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,7 +55,7 @@ func runParquet(t *testing.T, in string, chunk int64, onDamage string) (map[stri
 	st, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	out := map[string]string{}
-	for _, name := range []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", ClustersFile, SimilaritiesFile} {
+	for _, name := range []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", clustersFile, report.SimilaritiesFile} {
 		b, err := os.ReadFile(filepath.Join(cfg.Output, name))
 		require.NoError(t, err)
 		out[name] = string(b)

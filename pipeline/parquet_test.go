@@ -61,7 +61,7 @@ func TestSeedCorpusParquet(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile}, names)
+	assert.ElementsMatch(t, []string{"kept.parquet", "removed.jsonl", "rejected.jsonl", clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile}, names)
 
 	kept, err := parquet.ReadFile[seedRow](filepath.Join(cfg.Output, "kept.parquet"))
 	require.NoError(t, err)

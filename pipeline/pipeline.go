@@ -5,52 +5,54 @@ import (
 
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/against"
+	"github.com/neardup/neardup/pipeline/internal/buckets"
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/features"
+	"github.com/neardup/neardup/pipeline/internal/indexwrite"
+	"github.com/neardup/neardup/pipeline/internal/keep"
+	"github.com/neardup/neardup/pipeline/internal/output"
+	"github.com/neardup/neardup/pipeline/internal/pairs"
+	"github.com/neardup/neardup/transforms/shingleset"
 )
 
-const metricsNS = "neardup"
-
-// Build adds the whole dedup job to s: the files are the expanded inputs, tempDir is
-// where the outputs are written before the driver commits them.
-func Build(s beam.Scope, cfg *Config, files []string, tempDir string) {
+// build adds the whole dedup job to s: the files are the expanded inputs, tempDir is
+// where the outputs are written before the driver commits them. docs/architecture.md
+// draws the stages and the PCollections between them.
+func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	docs, rejected := source.Read(s, files, cfg.sourceConfig())
-	docs = withPreferred(s, docs, cfg)
-	locate := &locateFn{Partitions: cfg.Partitions}
-	featurize := &featurizeFn{
-		Shingle: cfg.shingleConfig(), Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm,
-		Bands: cfg.Bands, Rows: cfg.Rows, Partitions: cfg.Partitions, SpillDir: cfg.spillDir,
-	}
-	sets, bands := beam.ParDo2(s.Scope("ShingleSign"), featurize, docs)
-	docLocs := beam.ParDo(s.Scope("Locate"), locate, docs)
-	docLocs, sets, bands = withIndexes(s, cfg, locate, featurize, docLocs, sets, bands)
+	docs = against.Prefer(s, docs, cfg.preferred)
+	fo := cfg.featureOptions()
+	docLocs, sets, bands := features.Sign(s, docs, fo)
+	docLocs, sets, bands = against.WithIndexes(s, cfg.shardRefs(), fo, docLocs, sets, bands)
 
-	s1 := s.Scope("CheckUniqueIDs")
-	locs, idCheck := beam.ParDo2(s1, checkUniqueIDs, gather(s1, appendLocs, docLocs))
+	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
+	exactEdges := features.Collapse(s, sets)
 
-	s2 := s.Scope("CollapseExactDuplicates")
-	exactEdges := beam.ParDo(s2, collapseFn{}, gather(s2, appendSets, sets))
+	candidates, members := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs})
 
-	candidates, members := LSHBuckets(s, bands, idCheck, cfg)
-
-	verified, near := Verify(s, locs, gather(s, appendEdges, candidates), members, cfg)
-	shown := writeSimilarities(s, near, tempDir, cfg)
-	fates, lines := Cluster(s, beam.Flatten(s, exactEdges, verified), cfg)
-	if IsKeepField(cfg.Keep) {
-		fates, lines = KeepByField(s, locs, fates, cfg)
+	verified, near := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
+	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
+	fates, lines := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified),
+		cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+	if cluster.IsKeepField(cfg.Keep) {
+		fates, lines = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
 	}
 
-	decisions := beam.ParDo(s.Scope("Decide"), decideFn{Indexes: cfg.Against}, beam.CoGroupByKey(s, locs, fates, shown))
+	decisions := keep.Decide(s, locs, fates, shown, cfg.Against)
 	if cfg.UpdateIndex {
-		updateIndex(s, decisions, cfg, tempDir)
+		indexwrite.Update(s, decisions, cfg.indexWrite, cfg.indexRowOptions(), tempDir)
 	}
 	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
-	writeSorted(s.Scope("WriteClusters"), lines, tempDir, ClustersFile)
+	output.WriteSorted(s.Scope("WriteClusters"), lines, tempDir, clustersFile)
 }
 
 // Shingler shingles texts exactly as the pipeline run with this configuration does.
-func (c *Config) Shingler() (*Shingler, error) { return c.shingleConfig().Shingler() }
+func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Shingler() }
 
-func (c *Config) shingleConfig() ShingleConfig {
-	return ShingleConfig{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,
+func (c *Config) shingleConfig() shingleset.Config {
+	return shingleset.Config{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,
 		Hash: string(c.Hash), MaxShingles: c.MaxShingles}
 }
 
@@ -65,4 +67,28 @@ func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
 		w.Annotate = c.AnnotatePrefix
 	}
 	return w
+}
+
+func (c *Config) featureOptions() features.Options {
+	return features.Options{Shingle: c.shingleConfig(), Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm,
+		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir}
+}
+
+func (c *Config) pairsOptions() pairs.Options {
+	return pairs.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), Partitions: c.Partitions,
+		Renamed: c.renamedFiles(), SpillDir: c.spillDir,
+		Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm, Mode: c.Verify, Threshold: c.Threshold,
+		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor}
+}
+
+func (c *Config) indexRowOptions() indexwrite.Options {
+	return indexwrite.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), SpillDir: c.spillDir}
+}
+
+// similarityBasis is what decides a pair's similarity in similarities.json.
+func (c *Config) similarityBasis() string {
+	if c.Verify != pairs.Exact {
+		return "estimate"
+	}
+	return "exact"
 }

@@ -5,26 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/internal/tmpdir"
+	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
-// progress is updated by the DoFns. It only moves when they run in this process (the
-// embedded Prism runner, or a portable runner with LOOPBACK workers); on a remote runner
-// the line reports the elapsed time alone.
-var progress struct {
-	read     atomic.Int64
-	shingled atomic.Int64
-	stage    atomic.Value // string
-}
-
 // runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
-// progress line to progressOut (when not nil) while it runs.
+// Progress line to progressOut (when not nil) while it runs.
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) { return beamx.RunWithMetrics(ctx, p) }
 	if progressOut == nil {
@@ -38,7 +29,7 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Write
 	return res, err
 }
 
-// reportProgress prints a progress line to w every interval until stop is closed. On a
+// reportProgress prints a Progress line to w every interval until stop is closed. On a
 // terminal the line is rewritten in place; otherwise one line is printed per interval.
 func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
 	finished := make(chan struct{})
@@ -56,12 +47,12 @@ func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (
 				}
 				return
 			case <-t.C:
-				stage, _ := progress.stage.Load().(string)
+				stage, _ := elem.Progress.Stage.Load().(string)
 				if stage == "" {
 					stage = "starting"
 				}
 				line := fmt.Sprintf("neardup: %d documents read, %d shingled, stage %s, %s elapsed",
-					progress.read.Load(), progress.shingled.Load(), stage, time.Since(start).Round(time.Second))
+					elem.Progress.Read.Load(), elem.Progress.Shingled.Load(), stage, time.Since(start).Round(time.Second))
 				if tty {
 					fmt.Fprintf(w, "\r%-100s", line)
 				} else {

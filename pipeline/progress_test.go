@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/pipeline/internal/elem"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -28,8 +30,8 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestProgressLineNamesDocumentsAndStage(t *testing.T) {
-	progress.read.Store(1234)
-	progress.stage.Store("lsh")
+	elem.Progress.Read.Store(1234)
+	elem.Progress.Stage.Store("lsh")
 	var out lockedBuffer
 	stop := make(chan struct{})
 	done := reportProgress(&out, 5*time.Millisecond, stop)

@@ -47,7 +47,7 @@ func TestQualityAgainstBaseline(t *testing.T) {
 		require.Greater(t, len(exact), 100, "the corpus must have duplicates")
 
 		result := eval.Clusters{}
-		labels := clusterLabels(t, out[ClustersFile])
+		labels := clusterLabels(t, out[clustersFile])
 		byLabel := map[string][]string{}
 		for id, l := range labels {
 			byLabel[l] = append(byLabel[l], id)

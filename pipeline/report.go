@@ -7,6 +7,7 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/output"
 	"github.com/neardup/neardup/report"
 )
 
@@ -31,5 +32,5 @@ func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, na
 	st.Warnings = append(st.Warnings, "report.html not written: "+err.Error())
 	files.Remove(ctx, files.Join(cfg.Output, report.HTMLFile)) // best effort: absent is fine
 	return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }),
-		writeJSON(ctx, files.Join(tempDir, StatsFile), st)
+		output.WriteJSON(ctx, files.Join(tempDir, statsFile), st)
 }

@@ -22,9 +22,9 @@ func TestRunReportMatchesReportFromTheOutputs(t *testing.T) {
 	out, _ := dedup(t, cfg)
 
 	var sims report.Similarities
-	require.NoError(t, json.Unmarshal([]byte(out[SimilaritiesFile]), &sims))
+	require.NoError(t, json.Unmarshal([]byte(out[report.SimilaritiesFile]), &sims))
 	clustered := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(out[ClustersFile]), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(out[clustersFile]), "\n") {
 		var c struct{ Members []string }
 		require.NoError(t, json.Unmarshal([]byte(l), &c))
 		for _, m := range c.Members {

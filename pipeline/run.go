@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -14,12 +12,13 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/output"
 	"github.com/neardup/neardup/report"
 )
 
 // Run executes the dedup job on the runner named by Beam's --runner flag (Prism when
-// unset), then writes stats.json and moves every output into cfg.Output. progress, when
-// not nil, receives a progress line while the job runs.
+// unset), then writes stats.json and moves every output into cfg.Output. Progress, when
+// not nil, receives a Progress line while the job runs.
 func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, UsageError{err}
@@ -46,7 +45,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.checkFormat(); err != nil {
 		return nil, UsageError{err}
 	}
-	names := append(cfg.outputNames(), ClustersFile, SimilaritiesFile, report.HTMLFile, StatsFile)
+	names := append(cfg.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
 	dir, err := openRunDir(ctx, cfg.Output)
 	if err != nil {
 		return nil, err
@@ -71,7 +70,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	defer cleanSpill()
 
 	p, s := beam.NewPipelineWithRoot()
-	Build(s, &cfg, inputs, tempDir)
+	build(s, &cfg, inputs, tempDir)
 
 	res, err := runWithProgress(ctx, p, progressOut)
 	if err != nil {
@@ -85,7 +84,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := st.addDamaged(ctx, files.Join(tempDir, sink.Rejected)); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
-	if err := writeJSON(ctx, files.Join(tempDir, StatsFile), st); err != nil {
+	if err := output.WriteJSON(ctx, files.Join(tempDir, statsFile), st); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
 	if names, err = writeReport(ctx, &cfg, tempDir, st, names); err != nil {
@@ -104,6 +103,12 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	return st, nil
 }
 
+// Names of the outputs written besides the records (which sink names).
+const (
+	clustersFile = output.ClustersFile
+	statsFile    = output.StatsFile
+)
+
 func exists(ctx context.Context, path string) bool {
 	r, err := files.Open(ctx, path)
 	if err != nil {
@@ -111,15 +116,4 @@ func exists(ctx context.Context, path string) bool {
 	}
 	r.Close()
 	return true
-}
-
-func writeJSON(ctx context.Context, path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
-	}
-	return writeFile(ctx, path, func(w *bufio.Writer) {
-		w.Write(b)
-		w.WriteByte('\n')
-	})
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -104,7 +106,7 @@ func TestSeedCorpusKeepsD1D2D3RemovesD4(t *testing.T) {
 	assert.Contains(t, out["removed.jsonl"], `"similarity":1.0`)
 	assert.JSONEq(t, strings.TrimSpace(lines[3]), string(removed["D4"].Record))
 
-	assert.Equal(t, `{"cluster":"D1","size":2,"kept":"D1","members":["D1","D4"]}`+"\n", out[ClustersFile])
+	assert.Equal(t, `{"cluster":"D1","size":2,"kept":"D1","members":["D1","D4"]}`+"\n", out[clustersFile])
 	assert.Empty(t, out["rejected.jsonl"])
 	assert.Equal(t, int64(4), st.Counts["documents_read"])
 	assert.Equal(t, int64(1), st.Counts["exact_duplicates"], "D4 has D1's shingles exactly")
@@ -130,7 +132,7 @@ func assertSameOutputs(t *testing.T, first, second map[string]string) {
 	for name, a := range first {
 		b := second[name]
 		switch name {
-		case StatsFile:
+		case statsFile:
 			a, b = withoutTimings(t, a), withoutTimings(t, b)
 		case report.HTMLFile:
 			a, b = withoutRunLines(a), withoutRunLines(b)
@@ -188,7 +190,7 @@ func TestChainIsOneClusterKeepingTheSmallestID(t *testing.T) {
 	assert.Equal(t, "A", removed["B"].Cluster)
 	assert.Equal(t, "A", removed["C"].Cluster)
 	assert.InDelta(t, 100.0/130, removed["C"].Similarity, 1e-12)
-	assert.Equal(t, `{"cluster":"A","size":3,"kept":"A","members":["A","B","C"]}`+"\n", out[ClustersFile])
+	assert.Equal(t, `{"cluster":"A","size":3,"kept":"A","members":["A","B","C"]}`+"\n", out[clustersFile])
 	assert.Equal(t, int64(2), st.Counts["verified_pairs"])
 	assert.GreaterOrEqual(t, st.Counts["false_candidates"], int64(1), "A/C must be rejected by exact verification")
 }
@@ -303,12 +305,12 @@ func TestKeepLongest(t *testing.T) {
 		jsonDoc("a", "red blue green"), jsonDoc("b", "Red   Blue   Green"), jsonDoc("c", "black white"))
 	cfg := DefaultConfig()
 	cfg.Inputs, cfg.Output = []string{in}, t.TempDir()
-	cfg.Shingle.N, cfg.Keep = 2, KeepLongest
+	cfg.Shingle.N, cfg.Keep = 2, cluster.KeepLongest
 	out, _ := dedup(t, cfg)
 	removed := parseRemoved(t, out["removed.jsonl"])
 	require.Len(t, removed, 1)
 	assert.Equal(t, "b", removed["a"].Cluster, "the longer text is kept")
-	assert.Equal(t, `{"cluster":"a","size":2,"kept":"b","members":["a","b"]}`+"\n", out[ClustersFile])
+	assert.Equal(t, `{"cluster":"a","size":2,"kept":"b","members":["a","b"]}`+"\n", out[clustersFile])
 }
 
 func TestValidateRejectsBadFlags(t *testing.T) {
@@ -344,13 +346,13 @@ func TestDistributedCCMatchesLocal(t *testing.T) {
 		out, st := dedup(t, cfg)
 		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
 		require.True(t, st.ConnectedComponents.Converged)
-		delete(out, StatsFile)
+		delete(out, statsFile)
 		delete(out, report.HTMLFile) // shows stats.json
 		return out
 	}
-	local := run(CCLocal, 256)
-	assert.Equal(t, local, run(CCDistributed, 256))
-	assert.Equal(t, local, run(CCLocal, 3), "the partitioning must not change the result")
+	local := run(cluster.Local, 256)
+	assert.Equal(t, local, run(cluster.Distributed, 256))
+	assert.Equal(t, local, run(cluster.Local, 3), "the partitioning must not change the result")
 }
 
 // genCorpus writes a generated corpus of n documents, 30% of them planted near-duplicates,
@@ -409,7 +411,7 @@ func TestRunnerLogEnvKeepsADebugLog(t *testing.T) {
 	b, err := os.ReadFile(log)
 	require.NoError(t, err)
 	for _, want := range []string{`msg="preProcessGraph: all stages and transforms"`, `msg="Execute: starting bundle"`,
-		`msg="Execute: committing data"`, "ShingleSign/pipeline.featurizeFn"} {
+		`msg="Execute: committing data"`, "ShingleSign/features.FeaturizeFn"} {
 		assert.Contains(t, string(b), want)
 	}
 }

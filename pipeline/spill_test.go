@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup/pipeline/internal/elem"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,13 +23,13 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	var mu sync.Mutex
 	var spilled []string
 	kinds := map[string]int{}
-	spilledHook = func(kind, ref string) {
+	elem.SpilledHook = func(kind, ref string) {
 		mu.Lock()
 		spilled = append(spilled, spill.File(ref))
 		kinds[kind]++
 		mu.Unlock()
 	}
-	t.Cleanup(func() { spilledHook = nil })
+	t.Cleanup(func() { elem.SpilledHook = nil })
 
 	run := func(mode string) map[string]string {
 		cfg := DefaultConfig()

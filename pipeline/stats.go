@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/transforms/lsh"
 )
 
@@ -112,7 +114,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	if res != nil {
 		all := res.Metrics().AllMetrics()
 		for _, c := range all.Counters() {
-			if c.Namespace() != metricsNS {
+			if c.Namespace() != elem.MetricsNS {
 				continue
 			}
 			seen = true
@@ -123,16 +125,16 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 				unconverged += c.Result()
 			case strings.HasPrefix(name, "cluster_size_bucket_"):
 				if i, err := strconv.Atoi(strings.TrimPrefix(name, "cluster_size_bucket_")); err == nil && c.Result() > 0 {
-					st.ClusterSizes[sizeBucketName(i)] += c.Result()
+					st.ClusterSizes[cluster.SizeBucketName(i)] += c.Result()
 				}
 			case strings.HasPrefix(name, "cc_round_"):
-				// per-round progress of --cc distributed: debugging detail, not a count
+				// per-round Progress of --cc distributed: debugging detail, not a count
 			default:
 				st.Counts[name] += c.Result()
 			}
 		}
 		for _, d := range all.Distributions() {
-			if d.Namespace() == metricsNS && d.Name() == "cluster_size" && d.Result().Max > st.LargestCluster {
+			if d.Namespace() == elem.MetricsNS && d.Name() == "cluster_size" && d.Result().Max > st.LargestCluster {
 				st.LargestCluster = d.Result().Max
 			}
 		}
@@ -142,7 +144,7 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 		st.unchecked = true
 	}
 	st.ConnectedComponents = CCStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
-	if cfg.CC == CCDistributed {
+	if cfg.CC == cluster.Distributed {
 		st.ConnectedComponents.Rounds = cfg.CCRounds
 	}
 	if n := st.Counts["documents_read"]; cfg.GiantClusterShare > 0 && st.LargestCluster >= giantClusterMinSize &&

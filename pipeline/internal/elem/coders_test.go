@@ -1,4 +1,4 @@
-package pipeline
+package elem
 
 import (
 	"slices"
@@ -25,46 +25,46 @@ func roundTrip[B any](t *testing.T, b B, enc func(B) []byte, dec func([]byte) (B
 }
 
 func TestLocationsShareTheirFileNames(t *testing.T) {
-	b := locBatch{[]IDLoc{
+	b := LocBatch{[]IDLoc{
 		{ID: "a", File: "/data/x.jsonl", Line: 1},
 		{ID: "b", File: "/data/y.jsonl", Line: 7},
 		{ID: "c", File: "/data/x.jsonl", Line: 1 << 40},
 		{ID: "", File: "", Line: 0},
 	}}
 	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs))
-	one := encodeLocs(locBatch{b.Items[:1]})
-	four := encodeLocs(locBatch{append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
+	one := encodeLocs(LocBatch{b.Items[:1]})
+	four := encodeLocs(LocBatch{append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
 	assert.Less(t, len(four)-len(one), 3*len("/data/x.jsonl"), "a repeated file name is written again")
 }
 
 func TestClusterLinesRoundTrip(t *testing.T) {
-	b := lineBatch{[]sortedLine{{Key: "c1", Line: `{"cluster":"c1","size":2}`}, {Key: "", Line: ""}, {Key: "é", Line: "x\ny"}}}
+	b := LineBatch{[]SortedLine{{Key: "c1", Line: `{"cluster":"c1","size":2}`}, {Key: "", Line: ""}, {Key: "é", Line: "x\ny"}}}
 	assert.Equal(t, b, roundTrip(t, b, encodeLines, decodeLines))
 }
 
 func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
-	bands := bandBatch{Items: []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
+	bands := BandBatch{Items: []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
 		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}
 	assert.Equal(t, bands, roundTrip(t, bands, encodeBands, decodeBands))
-	halves := halfBatch{Items: []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 5, 9}, Length: 12}},
+	halves := HalfBatch{Items: []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 5, 9}, Length: 12}},
 		Spilled: []string{"/tmp/s/c-3.spill"}}
 	assert.Equal(t, halves, roundTrip(t, halves, encodeHalves, decodeHalves))
-	filesOnly := halfBatch{Spilled: []string{"/tmp/s/c-3.spill"}}
+	filesOnly := HalfBatch{Spilled: []string{"/tmp/s/c-3.spill"}}
 	got := roundTrip(t, filesOnly, encodeHalves, decodeHalves)
 	assert.Empty(t, got.Items)
 	assert.Equal(t, filesOnly.Spilled, got.Spilled)
 }
 
-// A spilled run of band entries (appendBand) or of halves (appendHalf), one item after
+// A spilled run of band entries (AppendBand) or of halves (AppendHalf), one item after
 // the other with no count, decodes to the same items; a run cut inside an item is an
 // error. (A run cut between items cannot reach the decoder: the spill file frames every
 // record with its length.)
 func TestSpilledRunsDecode(t *testing.T) {
-	checkRun(t, []BandEntry{{Key: 1, Set: 2, Chk: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Set: 7, Chk: 7, ID: "a longer id"}},
-		BandEntry{Key: 9, ID: "already there"}, appendBand, getBand)
+	checkRun(t, []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Hash: 7, Check: 7, ID: "a longer id"}},
+		BandEntry{Key: 9, ID: "already there"}, AppendBand, GetBand)
 	checkRun(t, []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
 		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}},
-		Half{U: "x", V: "y", Node: "y", Hashes: []uint64{3}}, appendHalf, getHalf)
+		Half{U: "x", V: "y", Node: "y", Hashes: []uint64{3}}, AppendHalf, GetHalf)
 }
 
 func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T) []byte, get func(*decoder) T) {
@@ -75,11 +75,11 @@ func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T
 		run = appendItem(run, it)
 		ends = append(ends, len(run))
 	}
-	got, err := appendRun([]T{first}, run, get)
+	got, err := AppendRun([]T{first}, run, get)
 	require.NoError(t, err)
 	assert.Equal(t, append([]T{first}, items...), got)
 	for n := 1; n < len(run); n++ {
-		_, err := appendRun(nil, run[:n], get)
+		_, err := AppendRun(nil, run[:n], get)
 		if slices.Contains(ends, n) {
 			assert.NoError(t, err, "cut after an item, at %d", n)
 		} else {

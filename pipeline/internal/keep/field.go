@@ -1,4 +1,7 @@
-package pipeline
+// Package keep is the last stage of the dedup pipeline: it applies a field keep policy
+// (ByField) and gives every input document its Decision (Decide). It imports elem and
+// cluster, no other stage.
+package keep
 
 import (
 	"cmp"
@@ -13,37 +16,32 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/io/sink"
-	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
 )
 
-// KeepFieldPrefix starts a field keep policy: field:NAME:max or field:NAME:min.
-const KeepFieldPrefix = "field:"
-
-// KeepField is a parsed --keep field:NAME:max|min.
-type KeepField struct {
+// Field is a parsed --keep field:NAME:max|min.
+type Field struct {
 	Name string
 	Max  bool // keep the largest value; false: the smallest
 }
 
-// IsKeepField reports whether keep names a field policy (valid or not).
-func IsKeepField(keep string) bool { return strings.HasPrefix(keep, KeepFieldPrefix) }
-
-// ParseKeepField parses field:NAME:max|min. NAME is everything between the first and
+// ParseField parses field:NAME:max|min. NAME is everything between the first and
 // the last colon, so it may itself hold colons.
-func ParseKeepField(keep string) (KeepField, error) {
-	rest, ok := strings.CutPrefix(keep, KeepFieldPrefix)
+func ParseField(keep string) (Field, error) {
+	rest, ok := strings.CutPrefix(keep, cluster.KeepFieldPrefix)
 	i := strings.LastIndexByte(rest, ':')
 	if !ok || i <= 0 {
-		return KeepField{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q", keep)
+		return Field{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q", keep)
 	}
 	switch rest[i+1:] {
 	case "max":
-		return KeepField{Name: rest[:i], Max: true}, nil
+		return Field{Name: rest[:i], Max: true}, nil
 	case "min":
-		return KeepField{Name: rest[:i]}, nil
+		return Field{Name: rest[:i]}, nil
 	}
-	return KeepField{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q (the order must be max or min)", keep)
+	return Field{}, fmt.Errorf("want field:NAME:max or field:NAME:min, got %q (the order must be max or min)", keep)
 }
 
 // FieldRequest asks for the keep field of one clustered document, at Line of its file.
@@ -79,38 +77,38 @@ func init() {
 	register.Function4x1(fieldRequests)
 	register.Function2x1(appendFieldReqs)
 	register.DoFn4x1[context.Context, string, fieldReqBatch, func(string, RankedMember), error](&readFieldFn{})
-	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, fateBatch), func(lineBatch), error](&keepFieldFn{})
+	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, elem.FateBatch), func(elem.LineBatch), error](&keepFieldFn{})
 	register.Emitter2[string, fieldReqBatch]()
 	register.Emitter2[string, RankedMember]()
 	register.Iter1[RankedMember]()
 }
 
-// KeepByField applies --keep field:NAME:max|min. Cluster has labelled every clustered
+// ByField applies keep, a policy field:NAME:max|min, to input of the given format. Cluster has labelled every clustered
 // document with its cluster's smallest id; here each input file holding clustered
 // documents is read once more for their field values (only those lines are parsed), the
 // members meet by label, and the member with the best value is kept: a missing value
 // loses to any present one, ties go to the smallest id.
 //
-// It takes locs, PCollection<KV<int, locBatch>>, and the provisional fates,
-// PCollection<KV<int, fateBatch>>, both gathered by id partition, and returns the final
-// fates gathered the same way and the clusters.jsonl lines, PCollection<lineBatch>.
-func KeepByField(s beam.Scope, locs, fates beam.PCollection, cfg *Config) (beam.PCollection, beam.PCollection) {
+// It takes locs, PCollection<KV<int, LocBatch>>, and the provisional fates,
+// PCollection<KV<int, FateBatch>>, both gathered by id partition, and returns the final
+// fates gathered the same way and the clusters.jsonl lines, PCollection<LineBatch>.
+func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (beam.PCollection, beam.PCollection) {
 	s = s.Scope("KeepByField")
-	kf, err := ParseKeepField(cfg.Keep)
+	kf, err := ParseField(keep)
 	if err != nil {
 		panic(fmt.Sprintf("KeepByField: --keep: %v (Validate accepts only valid policies)", err))
 	}
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
-	ranked := beam.ParDo(s, &readFieldFn{Format: cfg.Format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))
-	final, lines := beam.ParDo2(s, &keepFieldFn{Partitions: cfg.Partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
-	return gather(s, appendFates, final), lines
+	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))
+	final, lines := beam.ParDo2(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
+	return elem.Gather(s, elem.AppendFates, final), lines
 }
 
 // fieldRequests turns one id partition's clustered documents into read requests keyed
 // by the file that holds each.
-func fieldRequests(_ int, locIter func(*locBatch) bool, fateIter func(*fateBatch) bool, emit func(string, fieldReqBatch)) error {
-	fates := map[string]Fate{}
-	var fb fateBatch
+func fieldRequests(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem.FateBatch) bool, emit func(string, fieldReqBatch)) error {
+	fates := map[string]elem.Fate{}
+	var fb elem.FateBatch
 	for fateIter(&fb) {
 		for _, ft := range fb.Items {
 			fates[ft.ID] = ft
@@ -120,7 +118,7 @@ func fieldRequests(_ int, locIter func(*locBatch) bool, fateIter func(*fateBatch
 		return nil
 	}
 	byFile := map[string][]FieldRequest{}
-	var lb locBatch
+	var lb elem.LocBatch
 	found := 0
 	for locIter(&lb) {
 		for _, l := range lb.Items {
@@ -147,7 +145,7 @@ type readFieldFn struct {
 func (f *readFieldFn) ProcessElement(ctx context.Context, file string, batch fieldReqBatch, emit func(string, RankedMember)) error {
 	reqs := batch.Items[:0]
 	for _, r := range batch.Items {
-		if idClass(r.ID) == classIndexed {
+		if elem.IDClass(r.ID) == elem.ClassIndexed {
 			// An indexed document has no fields here, and wins its cluster anyway.
 			emit(r.Label, RankedMember{ID: r.ID, File: file, Line: r.Line, Sim: r.Sim, Size: r.Size, ValueKind: int32(record.FieldMissing)})
 			continue
@@ -181,7 +179,7 @@ type keepFieldFn struct {
 	Max        bool
 }
 
-func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, fateBatch), emitLines func(lineBatch)) error {
+func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
 	var ranked []RankedMember
 	var m RankedMember
 	for iter(&m) {
@@ -191,23 +189,23 @@ func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter fun
 	if err != nil {
 		return fmt.Errorf("--keep field:%s: cluster %q: %w", f.Field, label, err)
 	}
-	members := make([]Member, len(ranked))
+	members := make([]elem.Member, len(ranked))
 	for i, r := range ranked {
-		members[i] = Member{ID: r.ID, Sim: r.Sim}
+		members[i] = elem.Member{ID: r.ID, Sim: r.Sim}
 	}
-	fates, label, line, err := settle(ctx, members, label, best)
+	fates, label, line, err := cluster.Settle(ctx, members, label, best)
 	if err != nil {
 		return err
 	}
-	byPart := map[int][]Fate{}
+	byPart := map[int][]elem.Fate{}
 	for _, ft := range fates {
-		p := partOfString(ft.ID, f.Partitions)
+		p := elem.PartOfString(ft.ID, f.Partitions)
 		byPart[p] = append(byPart[p], ft)
 	}
-	for _, p := range sortedKeys(byPart) {
-		emitFates(p, fateBatch{byPart[p]})
+	for _, p := range elem.SortedKeys(byPart) {
+		emitFates(p, elem.FateBatch{Items: byPart[p]})
 	}
-	emitLines(lineBatch{[]sortedLine{{label, line}}})
+	emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
 	return nil
 }
 
@@ -222,8 +220,8 @@ func bestByField(ranked []RankedMember, largest bool) (string, error) {
 		return record.FieldValue{Kind: record.FieldKind(r.ValueKind), Text: r.Value}
 	}
 	for i := 1; i < len(ranked); i++ {
-		if idClass(ranked[i].ID) != idClass(ranked[0].ID) {
-			break // ids sort by class (see against.go): only the best class competes
+		if elem.IDClass(ranked[i].ID) != elem.IDClass(ranked[0].ID) {
+			break // ids sort by class (see elem.IDClass): only the best class competes
 		}
 		a, b := val(ranked[i]), val(ranked[best])
 		c, err := record.CompareFields(a, b)
@@ -239,12 +237,4 @@ func bestByField(ranked []RankedMember, largest bool) (string, error) {
 		}
 	}
 	return ranked[best].ID, nil
-}
-
-// checkFormat checks the choices that depend on the inputs' resolved format.
-func (c *Config) checkFormat() error {
-	if IsKeepField(c.Keep) && c.Format == source.FormatText {
-		return fmt.Errorf("--keep %s: text input has no fields; use it with JSONL or Parquet", c.Keep)
-	}
-	return nil
 }

@@ -1,4 +1,8 @@
-package pipeline
+// Package pairs is the verification stage of the dedup pipeline: it re-reads the
+// candidates' lines, shingles them again and decides each candidate pair and each large
+// LSH bucket by exact Jaccard (or the MinHash estimate). It imports elem and the pure
+// algorithms, no other stage.
+package pairs
 
 import (
 	"cmp"
@@ -8,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/transforms/shingleset"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -21,82 +28,106 @@ import (
 	"github.com/neardup/neardup/transforms/verify"
 )
 
+// Verify modes: how a candidate pair becomes a duplicate.
+const (
+	Exact    = "exact"    // exact Jaccard of the shingle-hash sets decides (default)
+	Estimate = "estimate" // the MinHash estimate decides
+	None     = "none"     // every LSH candidate is a duplicate
+)
+
+// Options are the verification stage's settings.
+type Options struct {
+	Shingle     shingleset.Config
+	Source      source.Config
+	Partitions  int
+	Renamed     map[string]int // see rereadFn
+	SpillDir    string
+	Scheme      string // minhash.Scheme
+	Seed        int64
+	NumPerm     int
+	Mode        string // Exact, Estimate or None
+	Threshold   float64
+	Floor       float64 // estimates below it are counted (estimate_filtered)
+	Comparisons int     // candidates.Resolve's budget per member of a large bucket
+	BudgetFloor int     // candidates.Budget's floor, in sets
+}
+
 func init() {
-	register.DoFn3x0[int, edgeBatch, func(int, halfBatch)](&routeFn{})
+	register.DoFn3x0[int, elem.EdgeBatch, func(int, elem.HalfBatch)](&routeFn{})
 	register.Function4x1(locateRequests)
-	register.DoFn4x1[context.Context, string, readBatch, func(int, halfBatch), error](&rereadFn{})
+	register.DoFn4x1[context.Context, string, readBatch, func(int, elem.HalfBatch), error](&rereadFn{})
 	register.Emitter2[string, readBatch]()
-	register.Iter1[locBatch]()
-	register.DoFn5x1[context.Context, int, halfBatch, func(int, edgeBatch), func(nearBatch), error](&checkPairsFn{})
-	register.Iter1[halfBatch]()
-	register.Emitter2[int, halfBatch]()
+	register.Iter1[elem.LocBatch]()
+	register.DoFn5x1[context.Context, int, elem.HalfBatch, func(int, elem.EdgeBatch), func(elem.NearBatch), error](&checkPairsFn{})
+	register.Iter1[elem.HalfBatch]()
+	register.Emitter2[int, elem.HalfBatch]()
 }
 
 var (
-	candidatePairs  = beam.NewCounter(metricsNS, "candidate_pairs")
-	estimateDropped = beam.NewCounter(metricsNS, "estimate_filtered")
-	falseCandidates = beam.NewCounter(metricsNS, "false_candidates")
-	verifiedPairs   = beam.NewCounter(metricsNS, "verified_pairs")
-	verifyNanos     = beam.NewCounter(metricsNS, "verify_nanos")
+	candidatePairs  = beam.NewCounter(elem.MetricsNS, "candidate_pairs")
+	estimateDropped = beam.NewCounter(elem.MetricsNS, "estimate_filtered")
+	falseCandidates = beam.NewCounter(elem.MetricsNS, "false_candidates")
+	verifiedPairs   = beam.NewCounter(elem.MetricsNS, "verified_pairs")
+	verifyNanos     = beam.NewCounter(elem.MetricsNS, "verify_nanos")
 
-	resolvedComparisons = beam.NewCounter(metricsNS, "large_bucket_comparisons")
-	unresolvedPairs     = beam.NewCounter(metricsNS, "unresolved_bucket_pairs")
+	resolvedComparisons = beam.NewCounter(elem.MetricsNS, "large_bucket_comparisons")
+	unresolvedPairs     = beam.NewCounter(elem.MetricsNS, "unresolved_bucket_pairs")
 )
 
-// Verify decides the candidate edges from the LSH buckets, PCollection<KV<int, edgeBatch>>,
-// and resolves the large buckets whose members, PCollection<KV<int, halfBatch>>, LSHBuckets
-// sent instead. No stage kept the documents' shingle sets (shuffling every set would cost
+// Verify decides the candidate edges from the LSH buckets, PCollection<KV<int,
+// elem.EdgeBatch>> gathered by partition, and resolves the large buckets whose members,
+// PCollection<KV<int, elem.HalfBatch>>, buckets.Candidates sent instead; locs are the
+// gathered locations, PCollection<KV<int, elem.LocBatch>>. No stage kept the documents' shingle sets (shuffling every set would cost
 // more than all else together), so each distinct candidate pair and each large bucket
 // finds its members' input lines through locs, every input file with candidates is read
 // again to shingle just those lines, and the sets meet in the pair's or the bucket's
 // partition, where they are decided. The results are the verified edges, all under key 0,
-// and PCollection<nearBatch>, the similarities for SimilaritiesFile.
-func Verify(s beam.Scope, locs, candidates, members beam.PCollection, cfg *Config) (verified, near beam.PCollection) {
+// and PCollection<elem.NearBatch>, the similarities for similarities.json.
+func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options) (verified, near beam.PCollection) {
 	s = s.Scope("Verify")
-	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: cfg.Partitions}, candidates), members)
+	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions}, candidates), members)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
-	halves := beam.ParDo(s, &rereadFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Partitions: cfg.Partitions,
-		Renamed: cfg.renamedFiles(), SpillDir: cfg.spillDir},
+	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
+		Renamed: o.Renamed, SpillDir: o.SpillDir},
 		beam.CombinePerKey(s, appendReads, byFile))
 	return beam.ParDo2(s, &checkPairsFn{
-		Scheme: string(cfg.Scheme), Seed: cfg.Seed, NumPerm: cfg.NumPerm, Mode: cfg.Verify,
-		Threshold: cfg.Threshold, Floor: cfg.estimateFloor(), Comparisons: cfg.BucketComparisons, BudgetFloor: cfg.bucketBudgetFloor,
-	}, gather(s, appendHalves, halves))
+		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
+		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
+	}, elem.Gather(s, elem.AppendHalves, halves))
 }
 
 // routeFn removes edges found in several bands and asks for both ends' shingle sets, in
-// batches per id partition gathered over the bundle: per edge partition, they were a
-// batch of about one request each at 1M documents (a million elements), which a
-// combining step had to gather again before the join with the locations.
+// batches per id partition gathered over the bundle, so the join with the locations
+// receives few large elements.
 type routeFn struct {
 	Partitions int
 
-	reqs *batch.ByPartition[Half]
+	reqs *batch.ByPartition[elem.Half]
 }
 
-func (f *routeFn) Setup() { f.reqs = batch.New[Half](f.Partitions, batchItems) }
+func (f *routeFn) Setup() { f.reqs = batch.New[elem.Half](f.Partitions, elem.BatchItems) }
 
-func (f *routeFn) ProcessElement(_ int, b edgeBatch, emit func(int, halfBatch)) {
+func (f *routeFn) ProcessElement(_ int, b elem.EdgeBatch, emit func(int, elem.HalfBatch)) {
 	edges := b.Items
-	slices.SortFunc(edges, compareEdgeIDs)
-	edges = slices.CompactFunc(edges, func(a, b Edge) bool { return a.U == b.U && a.V == b.V })
+	slices.SortFunc(edges, elem.CompareEdgeIDs)
+	edges = slices.CompactFunc(edges, func(a, b elem.Edge) bool { return a.U == b.U && a.V == b.V })
 	for _, e := range edges {
 		for _, node := range []string{e.U, e.V} {
-			f.reqs.Add(partOfString(node, f.Partitions), Half{U: e.U, V: e.V, Node: node},
-				func(p int, items []Half) { emit(p, halfBatch{Items: items}) })
+			f.reqs.Add(elem.PartOfString(node, f.Partitions), elem.Half{U: e.U, V: e.V, Node: node},
+				func(p int, items []elem.Half) { emit(p, elem.HalfBatch{Items: items}) })
 		}
 	}
 }
 
-func (f *routeFn) FinishBundle(emit func(int, halfBatch)) {
-	f.reqs.Flush(func(p int, items []Half) { emit(p, halfBatch{Items: items}) })
+func (f *routeFn) FinishBundle(emit func(int, elem.HalfBatch)) {
+	f.reqs.Flush(func(p int, items []elem.Half) { emit(p, elem.HalfBatch{Items: items}) })
 }
 
 // locateRequests turns the requests of one id partition into read requests keyed by
 // the file that holds each node.
-func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch) bool, emit func(string, readBatch)) error {
-	var reqs []Half
-	var part halfBatch
+func locateRequests(_ int, locIter func(*elem.LocBatch) bool, reqIter func(*elem.HalfBatch) bool, emit func(string, readBatch)) error {
+	var reqs []elem.Half
+	var part elem.HalfBatch
 	for reqIter(&part) {
 		reqs = append(reqs, part.Items...)
 	}
@@ -105,16 +136,16 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 	}
 	// Large buckets with one smallest id ask for their members once per bucket.
 	slices.SortFunc(reqs, compareHalves)
-	reqs = slices.CompactFunc(reqs, func(a, b Half) bool { return a.U == b.U && a.V == b.V && a.Node == b.Node })
-	var locs []IDLoc
-	var lb locBatch
+	reqs = slices.CompactFunc(reqs, func(a, b elem.Half) bool { return a.U == b.U && a.V == b.V && a.Node == b.Node })
+	var locs []elem.IDLoc
+	var lb elem.LocBatch
 	for locIter(&lb) {
 		locs = append(locs, lb.Items...)
 	}
-	slices.SortFunc(locs, func(a, b IDLoc) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(locs, func(a, b elem.IDLoc) int { return cmp.Compare(a.ID, b.ID) })
 	byFile := map[string][]ReadRequest{}
 	for _, r := range reqs {
-		i, ok := slices.BinarySearchFunc(locs, r.Node, func(l IDLoc, id string) int { return cmp.Compare(l.ID, id) })
+		i, ok := slices.BinarySearchFunc(locs, r.Node, func(l elem.IDLoc, id string) int { return cmp.Compare(l.ID, id) })
 		if !ok {
 			return fmt.Errorf("candidate %q has no input location (internal error)", r.Node)
 		}
@@ -135,18 +166,18 @@ func locateRequests(_ int, locIter func(*locBatch) bool, reqIter func(*halfBatch
 // rereadFn reads one input file again and shingles the lines candidates asked for. A
 // document's shingle hashes go to each of its pairs' partitions, so the halves outweigh
 // the band entries per candidate: with SpillDir set each is encoded straight into its
-// partition's spill buffer (see spill.go), as featurizeFn's band entries are. The file is
+// partition's spill buffer (elem.Spiller), as features.FeaturizeFn's band entries are. The file is
 // read on the bundle's goroutine and the wanted lines are parsed and shingled on pools
 // of one goroutine per core, in file order (a one-file corpus is one element).
 type rereadFn struct {
-	Shingle    ShingleConfig
+	Shingle    shingleset.Config
 	Source     source.Config
 	Partitions int
 	Renamed    map[string]int // files whose ids are renamed: index shards (their index's ordinal), preferred inputs (-1)
 	SpillDir   string
 
-	sh    *Shingler
-	spill spiller
+	sh    *shingleset.Shingler
+	spill elem.Spiller
 	pool  *ordered.Pool[record.Doc, reread]
 }
 
@@ -158,12 +189,12 @@ type reread struct {
 }
 
 func (f *rereadFn) Setup() (err error) {
-	f.spill = spiller{Dir: f.SpillDir, Kind: "halves"}
+	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "halves"}
 	f.sh, err = f.Shingle.Shingler()
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), 16, func() func(record.Doc) reread {
 		return func(d record.Doc) reread {
-			hashes, _ := docHashes(f.sh, d)
-			return reread{doc: d, hashes: hashes, length: runeCount(d.Text)}
+			hashes, _ := elem.DocHashes(f.sh, d)
+			return reread{doc: d, hashes: hashes, length: elem.RuneCount(d.Text)}
 		}
 	})
 	return err
@@ -175,14 +206,14 @@ func (f *rereadFn) Teardown() {
 	}
 }
 
-func (f *rereadFn) FinishBundle(emit func(int, halfBatch)) error {
-	return f.spill.close(func(p int, ref string) { emit(p, halfBatch{Spilled: []string{ref}}) })
+func (f *rereadFn) FinishBundle(emit func(int, elem.HalfBatch)) error {
+	return f.spill.Close(func(p int, ref string) { emit(p, elem.HalfBatch{Spilled: []string{ref}}) })
 }
 
-func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, halfBatch)) error {
+func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, elem.HalfBatch)) error {
 	reqs := batch.Items
 	slices.SortFunc(reqs, func(a, b ReadRequest) int { return cmp.Compare(a.Line, b.Line) })
-	byPart := map[int][]Half{}
+	byPart := map[int][]elem.Half{}
 	next := 0
 	var fail error
 	// The requested lines come back shingled from the pool, in file order.
@@ -196,17 +227,17 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			if r.Node != d.ID && fail == nil {
 				fail = fmt.Errorf("re-read %s:%d: found id %q where %q was (the file changed during the run?)", file, d.Line, d.ID, r.Node)
 			}
-			h := Half{U: r.U, V: r.V, Node: r.Node, Hashes: x.hashes, Length: x.length}
-			p := h.partition(f.Partitions)
+			h := elem.Half{U: r.U, V: r.V, Node: r.Node, Hashes: x.hashes, Length: x.length}
+			p := h.Partition(f.Partitions)
 			if f.spill.Dir != "" {
 				// Encoded straight into the partition's spill buffer: no batch, no
 				// temporary encoding and no copy of it.
-				f.spill.extend(p, func(b []byte) []byte { return appendHalf(b, h) })
+				f.spill.Extend(p, func(b []byte) []byte { return elem.AppendHalf(b, h) })
 				continue
 			}
 			byPart[p] = append(byPart[p], h)
 			if len(byPart[p]) == halvesPerBatch {
-				emit(p, halfBatch{Items: byPart[p]})
+				emit(p, elem.HalfBatch{Items: byPart[p]})
 				byPart[p] = nil
 			}
 		}
@@ -219,17 +250,17 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	if next < len(reqs) {
 		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
-	for _, p := range sortedKeys(byPart) {
+	for _, p := range elem.SortedKeys(byPart) {
 		if len(byPart[p]) > 0 {
-			emit(p, halfBatch{Items: byPart[p]})
+			emit(p, elem.HalfBatch{Items: byPart[p]})
 		}
 	}
 	return nil
 }
 
 // halvesPerBatch bounds what rereadFn holds when it does not spill: a partition's halves
-// leave in batches of this many (about 0.4 MB) as the file is read, so a file with
-// millions of candidates is never held whole.
+// leave in batches of this many as the file is read, so a file with many candidates is
+// never held whole.
 const halvesPerBatch = 256
 
 // checkPairsFn decides the candidate pairs of one partition, each from its two halves,
@@ -238,7 +269,7 @@ const halvesPerBatch = 256
 // threshold; the estimate decides nothing.
 // Signatures are recomputed here rather than shuffled: signing a document costs less
 // than moving its signature. The partitions are decided on a pool of one goroutine per
-// core and emitted in input order (Prism runs the stage as one bundle: see bucketFn).
+// core and emitted in input order (Prism runs the stage as one bundle: see buckets.Candidates).
 type checkPairsFn struct {
 	Scheme      string
 	Seed        int64
@@ -250,32 +281,32 @@ type checkPairsFn struct {
 	BudgetFloor int // candidates.Budget's floor, in sets
 
 	signer *minhash.Signer
-	pool   *partitionPool[halfBatch, decided]
+	pool   *elem.PartitionPool[elem.HalfBatch, decided]
 }
 
 func (f *checkPairsFn) Setup() error {
 	s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 	f.signer = s
-	f.pool = newPartitionPool(f.checkPartition)
+	f.pool = elem.NewPartitionPool(f.checkPartition)
 	return err
 }
 
-func (f *checkPairsFn) Teardown() { f.pool.close() }
+func (f *checkPairsFn) Teardown() { f.pool.Close() }
 
-func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch halfBatch, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
-	return f.pool.add(batch, func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
+func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch elem.HalfBatch, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
+	return f.pool.Add(batch, func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
 }
 
-func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
-	return f.pool.flush(func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
+func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
+	return f.pool.Flush(func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
 }
 
-func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, edgeBatch), emitNear func(nearBatch)) error {
+func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
 	if r.err != nil {
 		return r.err
 	}
 	if len(r.out) > 0 {
-		emit(0, edgeBatch{r.out})
+		emit(0, elem.EdgeBatch{Items: r.out})
 	}
 	emitNear(r.near)
 	c := r.counts
@@ -286,28 +317,28 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, ed
 	resolvedComparisons.Inc(ctx, c.compared)
 	unresolvedPairs.Inc(ctx, c.unresolved)
 	verifyNanos.Inc(ctx, c.nanos)
-	progress.stage.Store("verify")
+	elem.Progress.Stage.Store("verify")
 	return nil
 }
 
 // checkPartition decides the candidate pairs and resolves the large buckets of one
 // partition's halves.
-func (f *checkPairsFn) checkPartition(batch halfBatch) decided {
+func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	start := time.Now()
 	halves := batch.Items
-	if err := eachSpilled(batch.Spilled, func(rec []byte) (err error) {
-		halves, err = appendRun(halves, rec, getHalf)
+	if err := elem.EachSpilled(batch.Spilled, func(rec []byte) (err error) {
+		halves, err = elem.AppendRun(halves, rec, elem.GetHalf)
 		return err
 	}); err != nil {
 		return decided{err: err}
 	}
 	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, compareHalves)
-	d := decider{f: f, decided: decided{near: newNearBatch()}}
+	d := decider{f: f, decided: decided{near: elem.NewNearBatch()}}
 	i := 0
-	for i < len(halves) && halves[i].isBucketMember() {
+	for i < len(halves) && halves[i].IsBucketMember() {
 		j := i + 1
-		for j < len(halves) && halves[j].isBucketMember() && halves[j].V == halves[i].V {
+		for j < len(halves) && halves[j].IsBucketMember() && halves[j].V == halves[i].V {
 			j++
 		}
 		if err := d.resolve(halves[i:j]); err != nil {
@@ -327,7 +358,7 @@ func (f *checkPairsFn) checkPartition(batch halfBatch) decided {
 			return decided{err: err}
 		}
 	}
-	d.near.trim()
+	d.near.Trim()
 	d.counts.nanos = int64(time.Since(start))
 	return d.decided
 }
@@ -335,7 +366,7 @@ func (f *checkPairsFn) checkPartition(batch halfBatch) decided {
 // compareHalves orders halves by pair (U, V), then end (Node): bucket members (U empty)
 // first, by bucket, then id. Each comparison runs only when the ones before it tie (not
 // cmp.Or, which would compare all three strings every time).
-func compareHalves(a, b Half) int {
+func compareHalves(a, b elem.Half) int {
 	if c := strings.Compare(a.U, b.U); c != 0 {
 		return c
 	}
@@ -345,17 +376,9 @@ func compareHalves(a, b Half) int {
 	return strings.Compare(a.Node, b.Node)
 }
 
-// compareEdgeIDs orders edges by (U, V), comparing V only when U ties.
-func compareEdgeIDs(a, b Edge) int {
-	if c := strings.Compare(a.U, b.U); c != 0 {
-		return c
-	}
-	return strings.Compare(a.V, b.V)
-}
-
 // scored is a set being compared, with its MinHash signature once one was needed.
 type scored struct {
-	Half
+	elem.Half
 	sig *minhash.MinHash
 }
 
@@ -368,8 +391,8 @@ type decider struct {
 // decided is what deciding one partition yields: the verified edges, the similarities,
 // and the counter sums (counted here, added to the counters once per partition).
 type decided struct {
-	out    []Edge
-	near   nearBatch
+	out    []elem.Edge
+	near   elem.NearBatch
 	counts verifyCounts
 	err    error
 }
@@ -393,8 +416,8 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	}
 	sim = est
 	switch f.Mode {
-	case VerifyNone:
-	case VerifyEstimate:
+	case None:
+	case Estimate:
 		ok = est >= f.Threshold
 	default:
 		// The exact Jaccard decides alone: the two sets are in hand, the merge is
@@ -407,11 +430,11 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		}
 		ok = sim >= f.Threshold
 	}
-	if f.Mode == VerifyNone {
+	if f.Mode == None {
 		ok = true
 	}
-	e := Edge{U: u.Node, V: v.Node, Sim: sim}
-	d.near.add(e, ok)
+	e := elem.Edge{U: u.Node, V: v.Node, Sim: sim}
+	d.near.Add(e, ok)
 	if !ok {
 		d.counts.falseCandidates++
 		return sim, false, nil
@@ -423,13 +446,13 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 }
 
 // resolve decides one large bucket from its members' sets, sorted by id.
-func (d *decider) resolve(members []Half) error {
+func (d *decider) resolve(members []elem.Half) error {
 	ms := make([]scored, len(members))
 	for i, h := range members {
 		ms[i].Half = h
 	}
 	threshold := d.f.Threshold
-	if d.f.Mode == VerifyNone {
+	if d.f.Mode == None {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster
 	}
 	var err error

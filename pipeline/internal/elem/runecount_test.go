@@ -1,4 +1,4 @@
-package pipeline
+package elem
 
 import (
 	"math/rand/v2"
@@ -19,8 +19,8 @@ func TestRuneCount(t *testing.T) {
 		}
 		s := sb.String()
 		for cut := 0; cut < min(len(s), 9); cut++ {
-			if got, want := runeCount(s[cut:]), int64(utf8.RuneCountInString(s[cut:])); got != want {
-				t.Fatalf("runeCount(%q) = %d, want %d", s[cut:], got, want)
+			if got, want := RuneCount(s[cut:]), int64(utf8.RuneCountInString(s[cut:])); got != want {
+				t.Fatalf("RuneCount(%q) = %d, want %d", s[cut:], got, want)
 			}
 		}
 	}
@@ -35,7 +35,7 @@ func BenchmarkRuneCount(b *testing.B) {
 		s := strings.Repeat(c.sentence, 25)
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				runeCount(s)
+				RuneCount(s)
 			}
 		})
 	}

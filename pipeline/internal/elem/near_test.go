@@ -1,4 +1,4 @@
-package pipeline
+package elem
 
 import (
 	"cmp"
@@ -7,21 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func init() { register.Function1x1(nearSummary) }
-
-// nearSummary describes a batch holding one rejected pair.
-func nearSummary(n nearBatch) string {
-	if len(n.Highest) != 1 || len(n.Lowest) != 0 {
-		return fmt.Sprintf("unexpected batch %+v", n)
-	}
-	e := n.Highest[0]
-	return fmt.Sprintf("false %s %s %.4f bin %d", e.U, e.V, e.Sim, slices.Index(n.False, 1))
-}
 
 // However the pairs are split into batches and in whatever order the batches merge,
 // similarities.json gets the same histograms and the same pairs nearest the threshold.
@@ -32,20 +20,20 @@ func TestNearBatchIndependentOfPartitioning(t *testing.T) {
 		// Coarse similarities, so ties are common and the id order must decide.
 		pairs = append(pairs, Edge{U: fmt.Sprintf("d%03d", i%37), V: fmt.Sprintf("e%03d", i), Sim: float64(rng.IntN(21)) / 20})
 	}
-	build := func(parts int) nearBatch {
-		batches := make([]nearBatch, parts)
+	build := func(parts int) NearBatch {
+		batches := make([]NearBatch, parts)
 		for i := range batches {
-			batches[i] = newNearBatch()
+			batches[i] = NewNearBatch()
 		}
 		for _, e := range pairs {
-			batches[rng.IntN(parts)].add(e, e.Sim >= 0.8)
+			batches[rng.IntN(parts)].Add(e, e.Sim >= 0.8)
 		}
 		rng.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
-		all := newNearBatch()
+		all := NewNearBatch()
 		for _, b := range batches {
-			b.trim()
-			all.merge(b)
-			all.trim()
+			b.Trim()
+			all.Merge(b)
+			all.Trim()
 		}
 		return all
 	}
@@ -86,16 +74,16 @@ func TestSimilarityBin(t *testing.T) {
 // A pair compared twice (a small bucket in one band, a large bucket in another) is
 // listed once among the pairs nearest the threshold, even from different batches.
 func TestNearPairsListedOnce(t *testing.T) {
-	a, b := newNearBatch(), newNearBatch()
-	for _, n := range []*nearBatch{&a, &b} {
-		n.add(Edge{U: "x", V: "y", Sim: 0.81}, true)
-		n.add(Edge{U: "x", V: "z", Sim: 0.79}, false)
+	a, b := NewNearBatch(), NewNearBatch()
+	for _, n := range []*NearBatch{&a, &b} {
+		n.Add(Edge{U: "x", V: "y", Sim: 0.81}, true)
+		n.Add(Edge{U: "x", V: "z", Sim: 0.79}, false)
 	}
-	a.add(Edge{U: "p", V: "q", Sim: 0.9}, true)
-	a.trim()
-	b.trim()
-	a.merge(b)
-	a.trim()
+	a.Add(Edge{U: "p", V: "q", Sim: 0.9}, true)
+	a.Trim()
+	b.Trim()
+	a.Merge(b)
+	a.Trim()
 	assert.Equal(t, []Edge{{U: "x", V: "y", Sim: 0.81}, {U: "p", V: "q", Sim: 0.9}}, a.Lowest)
 	assert.Equal(t, []Edge{{U: "x", V: "z", Sim: 0.79}}, a.Highest)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package elem
 
 import (
 	"errors"
@@ -7,17 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A partitionPool delivers in input order, reports the first failed delivery once, and
+// A PartitionPool delivers in input order, reports the first failed delivery once, and
 // drops what was still queued, so the next bundle starts empty.
 func TestPartitionPoolOrderAndFailure(t *testing.T) {
-	p := newPartitionPool(func(x int) int { return x * x })
-	defer p.close()
+	p := NewPartitionPool(func(x int) int { return x * x })
+	defer p.Close()
 	var got []int
 	collect := func(y int) error { got = append(got, y); return nil }
 	for x := range 100 {
-		require.NoError(t, p.add(x, collect))
+		require.NoError(t, p.Add(x, collect))
 	}
-	require.NoError(t, p.flush(collect))
+	require.NoError(t, p.Flush(collect))
 	for x := range 100 {
 		require.Equal(t, x*x, got[x])
 	}
@@ -33,14 +33,14 @@ func TestPartitionPoolOrderAndFailure(t *testing.T) {
 	}
 	var err error
 	for x := 0; x < 50 && err == nil; x++ {
-		err = p.add(x, failing)
+		err = p.Add(x, failing)
 	}
 	if err == nil {
-		err = p.flush(failing)
+		err = p.Flush(failing)
 	}
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, 6, delivered, "nothing is delivered after the failure")
 	got = nil
-	require.NoError(t, p.flush(collect))
+	require.NoError(t, p.Flush(collect))
 	require.Empty(t, got, "the queued work of the failed bundle was dropped")
 }

@@ -1,4 +1,10 @@
-package pipeline
+// Package indexwrite writes index shards: `neardup index` turns every input document into an index row, and
+// `dedup --update-index` every kept one (re-read from its input, like verification does);
+// both then write the shards that received rows into a new generation directory, merged
+// with the shard's current file. The driver commits the generation's manifest after the
+// pipeline succeeded (index.Commit).
+// It imports elem, no stage.
+package indexwrite
 
 import (
 	"bufio"
@@ -19,21 +25,18 @@ import (
 	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/output"
 	"github.com/neardup/neardup/record"
+	"github.com/neardup/neardup/transforms/shingleset"
 )
-
-// Writing an index: `neardup index` turns every input document into an index row, and
-// `dedup --update-index` every kept one (re-read from its input, like verification does);
-// both then write the shards that received rows into a new generation directory, merged
-// with the shard's current file. The driver commits the generation's manifest after the
-// pipeline succeeded (index.Commit).
 
 // indexEntriesFile, in the run's temporary directory, lists the shard files written.
 const indexEntriesFile = "index-entries.json"
 
 // rowBatch holds index rows of one shard, or (Spilled) references to local files that
-// hold them (see spill.go): a row carries the document's shingle hashes, 1.5 KB on average, so
-// the rows are the index build's bulk.
+// hold them (elem.Spiller): a row carries the document's shingle hashes, so the rows are
+// the index build's bulk.
 type rowBatch struct {
 	Items   []index.Row
 	Spilled []string
@@ -48,25 +51,25 @@ func encodeRows(b rowBatch) []byte {
 	for _, r := range b.Items {
 		size += len(r.ID) + 8*len(r.Shingles) + 4
 	}
-	return encodeSpillable(b.Items, b.Spilled, size, func(e *encoder, r index.Row) {
+	return elem.EncodeSpillable(b.Items, b.Spilled, size, func(e *wire.Encoder, r index.Row) {
 		e.Str(r.ID)
 		e.Hashes(r.Shingles)
 	})
 }
 
 func decodeRows(b []byte) (rowBatch, error) {
-	items, refs, err := decodeSpillable(b, func(d *decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
+	items, refs, err := elem.DecodeSpillable(b, func(d *wire.Decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
 	return rowBatch{items, refs}, err
 }
 
 // rowSink sends a bundle's index rows on in batches per shard, or to spill files.
 type rowSink struct {
 	rows  *batch.ByPartition[index.Row]
-	spill spiller
+	spill elem.Spiller
 }
 
 func newRowSink(shards int, spillDir string) rowSink {
-	return rowSink{rows: batch.New[index.Row](shards, batchItems/16), spill: spiller{Dir: spillDir, Kind: "rows"}}
+	return rowSink{rows: batch.New[index.Row](shards, elem.BatchItems/16), spill: elem.Spiller{Dir: spillDir, Kind: "rows"}}
 }
 
 func (s *rowSink) add(k int, r index.Row, emit func(int, rowBatch)) {
@@ -74,12 +77,12 @@ func (s *rowSink) add(k int, r index.Row, emit func(int, rowBatch)) {
 }
 
 func (s *rowSink) send(k int, items []index.Row, emit func(int, rowBatch)) {
-	sendOrSpill(&s.spill, k, rowBatch{Items: items}, encodeRows, emit)
+	elem.SendOrSpill(&s.spill, k, rowBatch{Items: items}, encodeRows, emit)
 }
 
 func (s *rowSink) finish(emit func(int, rowBatch)) error {
 	s.rows.Flush(func(k int, items []index.Row) { s.send(k, items, emit) })
-	return s.spill.close(func(k int, ref string) { emit(k, rowBatch{Spilled: []string{ref}}) })
+	return s.spill.Close(func(k int, ref string) { emit(k, rowBatch{Spilled: []string{ref}}) })
 }
 
 func init() {
@@ -97,30 +100,43 @@ func init() {
 	once.Register[index.FileEntry]()
 }
 
-// indexWrite is where a run writes index shards: the index, the generation directory
+// Target is where a run writes index shards: the index, the generation directory
 // (relative to it) and the shard files of the generation it starts from.
-type indexWrite struct {
+type Target struct {
 	Dir, GenDir string
 	Shards      int
 	Old         map[int]string // shard → current file, relative to Dir
 }
 
-func newIndexWrite(dir string, prev *index.Manifest) *indexWrite {
-	w := &indexWrite{Dir: dir, GenDir: prev.GenerationDir(), Shards: prev.Shards, Old: map[int]string{}}
+func NewTarget(dir string, prev *index.Manifest) *Target {
+	w := &Target{Dir: dir, GenDir: prev.GenerationDir(), Shards: prev.Shards, Old: map[int]string{}}
 	for _, f := range prev.Files {
 		w.Old[f.Shard] = f.Path
 	}
 	return w
 }
 
-// updateIndex adds the kept input documents of decisions (PCollection<record.Decisions>)
-// to the --against index.
-func updateIndex(s beam.Scope, decisions beam.PCollection, cfg *Config, tempDir string) {
+// Update adds the kept input documents of decisions (PCollection<record.Decisions>)
+// to the index w.
+func Update(s beam.Scope, decisions beam.PCollection, w *Target, o Options, tempDir string) {
 	s = s.Scope("UpdateIndex")
 	kept := beam.ParDo(s, keptLine, decisions)
-	rows := beam.ParDo(s, &keptRowsFn{Shingle: cfg.shingleConfig(), Source: cfg.sourceConfig(), Shards: cfg.indexWrite.Shards, SpillDir: cfg.spillDir},
+	rows := beam.ParDo(s, &keptRowsFn{Shingle: o.Shingle, Source: o.Source, Shards: w.Shards, SpillDir: o.SpillDir},
 		beam.GroupByKey(s, kept))
-	writeShards(s, rows, cfg.indexWrite, tempDir)
+	WriteShards(s, rows, w, tempDir)
+}
+
+// Options are what making index rows depends on.
+type Options struct {
+	Shingle  shingleset.Config
+	Source   source.Config
+	SpillDir string
+}
+
+// Rows makes an index row of every document of PCollection<record.Doc>, for shards
+// shards: PCollection<KV<int, rowBatch>> keyed by shard, for WriteShards.
+func Rows(s beam.Scope, docs beam.PCollection, shards int, o Options) beam.PCollection {
+	return beam.ParDo(s, &docRowFn{Shingle: o.Shingle, Shards: shards, SpillDir: o.SpillDir}, docs)
 }
 
 func keptLine(b record.Decisions, emit func(string, int64)) {
@@ -131,20 +147,20 @@ func keptLine(b record.Decisions, emit func(string, int64)) {
 	}
 }
 
-// writeShards writes the shards of rows (PCollection<KV<int, rowBatch>>, keyed by shard)
+// WriteShards writes the shards of rows (PCollection<KV<int, rowBatch>>, keyed by shard)
 // and lists the written files in tempDir/indexEntriesFile.
-func writeShards(s beam.Scope, rows beam.PCollection, w *indexWrite, tempDir string) {
-	entries := beam.ParDo(s, &writeShardFn{Write: *w}, gather(s, appendRows, rows))
+func WriteShards(s beam.Scope, rows beam.PCollection, w *Target, tempDir string) {
+	entries := beam.ParDo(s, &writeShardFn{Write: *w}, elem.Gather(s, appendRows, rows))
 	once.End(s, beam.ParDo(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries)))
 }
 
 // docRowFn makes an index row of every input document.
 type docRowFn struct {
-	Shingle  ShingleConfig
+	Shingle  shingleset.Config
 	Shards   int
 	SpillDir string
 
-	sh  *Shingler
+	sh  *shingleset.Shingler
 	out rowSink
 }
 
@@ -155,7 +171,7 @@ func (f *docRowFn) Setup() (err error) {
 }
 
 func (f *docRowFn) ProcessElement(d record.Doc, emit func(int, rowBatch)) error {
-	progress.read.Add(1)
+	elem.Progress.Read.Add(1)
 	h, _ := f.sh.Hashes(d.Text)
 	f.out.add(index.ShardOf(d.ID, f.Shards), index.Row{ID: d.ID, Shingles: h}, emit)
 	return nil
@@ -165,7 +181,7 @@ func (f *docRowFn) FinishBundle(emit func(int, rowBatch)) error { return f.out.f
 
 // keptRowsFn re-reads one input file and makes index rows of its kept lines.
 type keptRowsFn struct {
-	Shingle  ShingleConfig
+	Shingle  shingleset.Config
 	Source   source.Config
 	Shards   int
 	SpillDir string
@@ -203,11 +219,11 @@ func (f *keptRowsFn) ProcessElement(ctx context.Context, file string, lines func
 }
 
 // writeShardFn merges a shard's new rows with its current file and writes the result.
-type writeShardFn struct{ Write indexWrite }
+type writeShardFn struct{ Write Target }
 
 func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch) (index.FileEntry, error) {
 	rows := batch.Items
-	if err := unspill(batch.Spilled, decodeRows, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
+	if err := elem.Unspill(batch.Spilled, decodeRows, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
 		return index.FileEntry{}, err
 	}
 	if old, ok := f.Write.Old[k]; ok {
@@ -238,15 +254,15 @@ func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]by
 	if err != nil {
 		return err
 	}
-	if err := writeFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
+	if err := output.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
 		return err
 	}
 	done(len(all))
 	return nil
 }
 
-// readEntries reads what writeEntriesFn wrote.
-func readEntries(ctx context.Context, tempDir string) ([]index.FileEntry, error) {
+// ReadEntries reads what writeEntriesFn wrote.
+func ReadEntries(ctx context.Context, tempDir string) ([]index.FileEntry, error) {
 	path := files.Join(tempDir, indexEntriesFile)
 	r, err := files.Open(ctx, path)
 	if err != nil {
@@ -262,20 +278,4 @@ func readEntries(ctx context.Context, tempDir string) ([]index.FileEntry, error)
 		return nil, fmt.Errorf("index update: %s: %w", path, err)
 	}
 	return out, nil
-}
-
-// indexCommit prepares the commit of an --update-index run from the entries its pipeline
-// wrote under tempDir (which the output commit then deletes); without --update-index it
-// commits nothing.
-func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error, error) {
-	if !c.UpdateIndex {
-		return func() error { return nil }, nil
-	}
-	entries, err := readEntries(ctx, tempDir)
-	if err != nil {
-		return nil, err
-	}
-	prev := c.indexes[0]
-	next := prev.Next(entries)
-	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
 }

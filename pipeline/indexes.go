@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/neardup/neardup/pipeline/internal/indexwrite"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/pipeline/internal/against"
+)
+
+// maxIndexes bounds --against: an indexed id holds its index's ordinal in three digits.
+const maxIndexes = 1000
+
+// IndexParams are the parameters an index built or used with this configuration records.
+func (c *Config) IndexParams() index.Params {
+	norm := "nfkc,lower,whitespace"
+	if c.Normalize.StripPunct {
+		norm += ",strip-punct"
+	}
+	return index.Params{
+		NumPerm: c.NumPerm, Scheme: string(c.Scheme), Hash: string(c.Hash), Seed: c.Seed, Bands: c.Bands, Rows: c.Rows,
+		Threshold: c.Threshold, Shingle: c.Shingle.Kind.String(), NGram: c.Shingle.N, Normalization: norm,
+		MaxShingles: c.MaxShingles,
+	}
+}
+
+// OpenIndexes reads and checks every --against index (parameters, then every file's
+// checksum) and expands --prefer, before any pipeline is built. A parameter mismatch is
+// an *index.MismatchError. cfg must be validated.
+func (c *Config) OpenIndexes(ctx context.Context) error {
+	if len(c.Against) > maxIndexes {
+		return fmt.Errorf("--against: at most %d indexes, got %d", maxIndexes, len(c.Against))
+	}
+	if c.UpdateIndex && len(c.Against) != 1 {
+		return fmt.Errorf("--update-index: needs exactly one --against index to update, got %d", len(c.Against))
+	}
+	c.indexes = c.indexes[:0]
+	for _, dir := range c.Against {
+		m, err := index.Open(ctx, dir, c.IndexParams())
+		if err != nil {
+			return err
+		}
+		c.indexes = append(c.indexes, m)
+	}
+	if c.UpdateIndex {
+		c.indexWrite = indexwrite.NewTarget(c.Against[0], c.indexes[0])
+	}
+	c.preferred = nil
+	if len(c.Prefer) > 0 {
+		list, err := files.Expand(ctx, c.Prefer)
+		if err != nil {
+			return fmt.Errorf("--prefer: %w", err)
+		}
+		c.preferred = list
+	}
+	return nil
+}
+
+func (c *Config) shardRefs() []against.ShardRef {
+	var refs []against.ShardRef
+	for ord, m := range c.indexes {
+		for _, p := range m.ShardPaths(c.Against[ord]) {
+			refs = append(refs, against.ShardRef{Ord: ord, Path: p})
+		}
+	}
+	return refs
+}
+
+// renamedFiles maps each index shard file to its index's ordinal and each preferred input
+// to -1, for the verification re-read.
+func (c *Config) renamedFiles() map[string]int {
+	out := map[string]int{}
+	for _, r := range c.shardRefs() {
+		out[r.Path] = r.Ord
+	}
+	for _, p := range c.preferred {
+		out[p] = -1
+	}
+	return out
+}
+
+// indexCommit prepares the commit of an --update-index run from the entries its pipeline
+// wrote under tempDir (which the output commit then deletes); without --update-index it
+// commits nothing.
+func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error, error) {
+	if !c.UpdateIndex {
+		return func() error { return nil }, nil
+	}
+	entries, err := indexwrite.ReadEntries(ctx, tempDir)
+	if err != nil {
+		return nil, err
+	}
+	prev := c.indexes[0]
+	next := prev.Next(entries)
+	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
+}

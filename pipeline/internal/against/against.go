@@ -1,0 +1,105 @@
+// Package against brings the documents of --against indexes and --prefer inputs into
+// the dedup pipeline: indexed documents are read from their shards and featurized
+// where they are read, preferred ones renamed into their class (elem.IDClass). It
+// imports elem and features, no later stage.
+package against
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/features"
+	"github.com/neardup/neardup/record"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, ShardRef, func(int, elem.LocBatch), func(int, elem.SetBatch), func(int, elem.BandBatch), error](&readIndexFn{})
+	register.DoFn2x0[record.Doc, func(record.Doc)](&preferFn{})
+	register.Emitter1[record.Doc]()
+}
+
+var indexedDocuments = beam.NewCounter(elem.MetricsNS, "indexed_documents")
+
+// ShardRef is one shard file of the ord-th index.
+type ShardRef struct {
+	Ord  int
+	Path string
+}
+
+// Prefer moves the documents of the preferred input files into their class:
+// PCollection<record.Doc> in and out.
+func Prefer(s beam.Scope, docs beam.PCollection, preferred []string) beam.PCollection {
+	if len(preferred) == 0 {
+		return docs
+	}
+	return beam.ParDo(s.Scope("Prefer"), &preferFn{Files: preferred}, docs)
+}
+
+// WithIndexes adds the indexed documents' locations (PCollection<KV<int, LocBatch>>),
+// set fingerprints (KV<int, SetBatch>) and band entries (KV<int, BandBatch>) to the
+// input documents', made by the same locate and featurize DoFns. They are made where
+// each shard file is read: indexed documents, which carry their shingle hashes, are
+// never shuffled as Docs.
+func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, locs, sets, bands beam.PCollection) (beam.PCollection, beam.PCollection, beam.PCollection) {
+	if len(refs) == 0 {
+		return locs, sets, bands
+	}
+	s = s.Scope("ReadIndexes")
+	il, is, ib := beam.ParDo3(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
+	return beam.Flatten(s, locs, il), beam.Flatten(s, sets, is), beam.Flatten(s, bands, ib)
+}
+
+// preferFn moves the documents of preferred input files into the preferred class.
+type preferFn struct {
+	Files []string
+	set   map[string]bool
+}
+
+func (f *preferFn) ProcessElement(d record.Doc, emit func(record.Doc)) {
+	if f.set == nil {
+		f.set = map[string]bool{}
+		for _, p := range f.Files {
+			f.set[p] = true
+		}
+	}
+	if f.set[d.File] {
+		d.ID = elem.PreferredPrefix + d.ID
+	}
+	emit(d)
+}
+
+// readIndexFn reads one shard file as Docs (the stored id made internal, the file and
+// 1-based row number where verification finds it again, the shingle hashes) and passes
+// each through locate and featurize.
+type readIndexFn struct {
+	Locate    features.LocateFn
+	Featurize features.FeaturizeFn
+}
+
+func (f *readIndexFn) Setup() error {
+	f.Locate.Setup()
+	return f.Featurize.Setup()
+}
+
+func (f *readIndexFn) Teardown() { f.Featurize.Teardown() }
+
+func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc func(int, elem.LocBatch), emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) error {
+	var n int64
+	err := index.ReadShard(ctx, ref.Path, func(num int64, r index.Row) error {
+		n++
+		d := record.Doc{ID: elem.IndexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
+		f.Locate.ProcessElement(d, emitLoc)
+		f.Featurize.ProcessElement(d, emitSet, emitBand)
+		return nil
+	})
+	// Both batch their output: flush it while this element's emitters are valid.
+	f.Locate.FinishBundle(emitLoc)
+	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand)
+	indexedDocuments.Inc(ctx, n)
+	return errors.Join(err, ferr)
+}

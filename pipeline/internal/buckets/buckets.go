@@ -1,0 +1,231 @@
+// Package buckets turns LSH band entries into candidate pairs: the LSH bucketing stage
+// of the dedup pipeline. It imports elem and the pure algorithms (transforms/...), no
+// other stage.
+package buckets
+
+import (
+	"cmp"
+	"context"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/internal/hashsort"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/transforms/candidates"
+)
+
+// Options are the bucketing stage's settings.
+type Options struct {
+	Partitions int // partitions of every shuffle
+	MaxAll     int // buckets of up to this many distinct sets give all their pairs (--bucket-all-pairs)
+}
+
+func init() {
+	register.Function2x1(appendBandEntries)
+	register.DoFn5x1[context.Context, int, elem.BandBatch, func(int, elem.EdgeBatch), func(int, elem.HalfBatch), error](&bucketFn{})
+}
+
+var (
+	bucketsShared    = beam.NewCounter(elem.MetricsNS, "shared_buckets")
+	bucketEdgesTotal = beam.NewCounter(elem.MetricsNS, "bucket_edges")
+	largeBuckets     = beam.NewCounter(elem.MetricsNS, "large_buckets")
+	lshNanos         = beam.NewCounter(elem.MetricsNS, "lsh_nanos")
+)
+
+// Candidates turns the band entries, PCollection<KV<int, BandBatch>> gathered by band-key
+// partition, into candidate edges, PCollection<KV<int, EdgeBatch>> by the first id's
+// partition (all pairs of a bucket of up to cfg.BucketAllPairs distinct sets), and the
+// members of the larger buckets as requests for their shingle sets,
+// PCollection<KV<int, HalfBatch>> by id partition (BucketMember), which Verify resolves
+// bucket by bucket (candidates.Resolve). idCheck, an empty PCollection<KV<int, BandBatch>>
+// (features.CheckUniqueIDs), is grouped with the bands only to be waited for: a side input
+// would wait as well, but Prism's scheduler spins while a stage that reads one runs (see
+// internal/once).
+func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members beam.PCollection) {
+	s = s.Scope("LSHBuckets")
+	return beam.ParDo2(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll},
+		elem.Gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
+}
+
+// bucketFn turns each LSH bucket of a band partition into candidate edges. Of several
+// members with one shingle set only the smallest id takes part: collapse already joined
+// the others to it.
+//
+// Prism runs a stage's partitions as one bundle, on one goroutine, so the partitions are
+// bucketed on a pool of one goroutine per core and emitted in input order (as
+// features.FeaturizeFn does).
+type bucketFn struct {
+	Partitions int
+	MaxAll     int
+
+	pool *elem.PartitionPool[elem.BandBatch, bucketed]
+}
+
+// bucketed is what one band partition yields: candidate edges and large-bucket members
+// by destination partition, and the counter sums.
+type bucketed struct {
+	edges                map[int][]elem.Edge
+	members              map[int][]elem.Half
+	shared, pairs, large int64
+	nanos                int64
+	err                  error
+}
+
+func (f *bucketFn) Setup() {
+	f.pool = elem.NewPartitionPool(func(b elem.BandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) })
+}
+
+func (f *bucketFn) Teardown() { f.pool.Close() }
+
+func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch elem.BandBatch,
+	emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
+	return f.pool.Add(batch, func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
+}
+
+func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
+	return f.pool.Flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
+}
+
+func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
+	if b.err != nil {
+		return b.err
+	}
+	for _, p := range elem.SortedKeys(b.edges) {
+		emit(p, elem.EdgeBatch{Items: b.edges[p]})
+	}
+	for _, p := range elem.SortedKeys(b.members) {
+		emitMember(p, elem.HalfBatch{Items: b.members[p]})
+	}
+	bucketsShared.Inc(ctx, b.shared)
+	bucketEdgesTotal.Inc(ctx, b.pairs)
+	largeBuckets.Inc(ctx, b.large)
+	lshNanos.Inc(ctx, b.nanos)
+	elem.Progress.Stage.Store("lsh")
+	return nil
+}
+
+// bucketPartition buckets one band partition's entries: all pairs of each bucket of up
+// to maxAll distinct sets, by the first id's partition, and the members of larger
+// buckets as requests for their sets (BucketMember), by the member's partition.
+func bucketPartition(batch elem.BandBatch, maxAll, partitions int) bucketed {
+	start := time.Now()
+	entries, err := bandEntries(batch)
+	if err != nil {
+		return bucketed{err: err}
+	}
+	entries = compactBandEntries(entries)
+	r := bucketed{edges: map[int][]elem.Edge{}, members: map[int][]elem.Half{}}
+	var members []string
+	for i := 0; i < len(entries); {
+		j := i + 1
+		for j < len(entries) && entries[j].Key == entries[i].Key {
+			j++
+		}
+		if j-i == 1 {
+			i = j // a bucket of one set: no candidate
+			continue
+		}
+		members = members[:0]
+		for _, e := range entries[i:j] {
+			// A copy: the decoded id shares its batch's memory (decodeBands), which the
+			// edges would otherwise keep alive downstream, batch and all.
+			members = append(members, strings.Clone(e.ID))
+		}
+		r.shared++
+		n, all := candidates.Pairs(members, maxAll, func(u, v string) {
+			p := elem.PartOfString(u, partitions)
+			r.edges[p] = append(r.edges[p], elem.Edge{U: u, V: v})
+		})
+		r.pairs += int64(n)
+		if !all {
+			r.large++
+			for _, id := range members { // sorted: members[0] is the pivot
+				p := elem.PartOfString(id, partitions)
+				r.members[p] = append(r.members[p], elem.BucketMember(members[0], id))
+			}
+		}
+		i = j
+	}
+	r.nanos = int64(time.Since(start))
+	return r
+}
+
+// bandEntries returns a partition's band entries: those in the batch and those it has
+// spilled, in no particular order. The spilled ones are decoded straight into one
+// slice, sized once from their bytes (an encoded entry is 24 bytes, the id's length
+// and the id: about 32 with a short id; a longer one only makes the estimate generous),
+// and compacted as the combiner compacts (compactGathered), so copies of one page
+// collapse while they are read.
+func bandEntries(batch elem.BandBatch) ([]elem.BandEntry, error) {
+	entries := slices.Grow(batch.Items, elem.SpilledBytes(batch.Spilled)/32)
+	err := elem.EachSpilled(batch.Spilled, func(rec []byte) error {
+		n := len(entries)
+		var err error
+		entries, err = elem.AppendRun(entries, rec, elem.GetBand)
+		entries = compactGathered(entries, n)
+		return err
+	})
+	return entries, err
+}
+
+// compactBandEntries sorts band entries by (band key, set) and keeps one entry per
+// (band key, set): the one with the smallest id. It is the same whatever order the
+// entries arrived in.
+func compactBandEntries(entries []elem.BandEntry) []elem.BandEntry {
+	entries = sortBandEntries(entries)
+	return slices.CompactFunc(entries, func(a, b elem.BandEntry) bool { return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check })
+}
+
+// compareBandEntries orders band entries by (band key, set, check, id). Not cmp.Or,
+// which evaluates every comparison: band keys almost always differ, and the id
+// comparison is a string comparison.
+func compareBandEntries(a, b elem.BandEntry) int {
+	switch {
+	case a.Key != b.Key:
+		return cmp.Compare(a.Key, b.Key)
+	case a.Hash != b.Hash:
+		return cmp.Compare(a.Hash, b.Hash)
+	case a.Check != b.Check:
+		return cmp.Compare(a.Check, b.Check)
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// sortBandEntries sorts by compareBandEntries. Band keys are hashes, spread evenly over
+// their top bits whatever the partition (PartOfHash uses bits 32 and up, modulo), so
+// hashsort groups them by those bits and sorts only the small groups by comparison:
+// cheaper than a comparison sort of the whole partition.
+// Copies of one band key stay in one group, sorted like any other.
+func sortBandEntries(entries []elem.BandEntry) []elem.BandEntry {
+	hashsort.Func(entries, func(e elem.BandEntry) uint64 { return e.Key }, compareBandEntries)
+	return entries
+}
+
+// compactFrom is the gathered size from which the band combiner collapses identical
+// sets: below it a partition's entries are kept as they come and
+// sorted once, by bucketFn; above it, which only heavy skew or a huge partition reaches,
+// each doubling is compacted once, so the sort costs about as much again as bucketFn's.
+const compactFrom = 1 << 20
+
+// appendBandEntries is the band shuffle's combiner. Copies of one page send identical
+// entries to the same band partitions; keeping one entry per (band key, set) while
+// gathering (the smallest id, as bucketFn would) means a million copies put one entry,
+// not a million, in each of those partitions.
+func appendBandEntries(a, b elem.BandBatch) elem.BandBatch {
+	n := len(a.Items)
+	return elem.BandBatch{Items: compactGathered(append(a.Items, b.Items...), n), Spilled: append(a.Spilled, b.Spilled...)}
+}
+
+// compactGathered compacts entries, which held n before the latest were gathered, each
+// time their count passes a power of two from compactFrom on.
+func compactGathered(entries []elem.BandEntry, n int) []elem.BandEntry {
+	if m := len(entries); m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
+		return compactBandEntries(entries)
+	}
+	return entries
+}

@@ -1,0 +1,310 @@
+// Package cluster is the clustering stage of the dedup pipeline: connected components
+// over the verified edges, then the keep policy (smallest id, longest) per cluster. It
+// imports elem and connectedcomponents, no other stage.
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/connectedcomponents"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+)
+
+// Connected-components modes.
+const (
+	Local       = "local"       // union-find over all verified edges in one worker (default)
+	Distributed = "distributed" // large-star/small-star rounds, for edge sets no worker can hold
+)
+
+// Keep policies: which member of a cluster survives. A field policy
+// (KeepFieldPrefix+NAME:max|min) is applied by package keep once Cluster has labelled
+// the members.
+const (
+	KeepSmallestID  = "smallest-id"
+	KeepLongest     = "longest"
+	KeepFieldPrefix = "field:"
+)
+
+// IsKeepField reports whether keep names a field policy (valid or not).
+func IsKeepField(keep string) bool { return strings.HasPrefix(keep, KeepFieldPrefix) }
+
+// Options are the clustering stage's settings.
+type Options struct {
+	CC         string // Local or Distributed
+	Rounds     int    // rounds of Distributed
+	Partitions int
+	Keep       string // a keep policy
+}
+
+func init() {
+	register.DoFn5x1[context.Context, int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), error](&clusterLocalFn{})
+	register.Function3x0(edgeEndpoints)
+	register.Function3x0(edgeMembers)
+	register.Function2x1(mergeMember)
+	register.Function4x0(labelledMember)
+	register.DoFn5x1[context.Context, string, func(*elem.Member) bool, func(int, elem.FateBatch), func(elem.LineBatch), error](&clusterDistributedFn{})
+	register.DoFn1x1[int64, error](&checkConvergedFn{})
+	register.Emitter2[int, elem.FateBatch]()
+	register.Emitter2[string, elem.Member]()
+	register.Iter1[elem.Member]()
+	register.Iter1[string]()
+}
+
+var (
+	clustersTotal = beam.NewCounter(elem.MetricsNS, "clusters")
+	clusterSizes  = beam.NewDistribution(elem.MetricsNS, "cluster_size")
+	// sizeBuckets[i] counts clusters of 2^i+1 .. 2^(i+1) members (bucket 0: size 2... see
+	// sizeBucket); stats.json turns them into the cluster-size histogram.
+	sizeBuckets = func() []beam.Counter {
+		cs := make([]beam.Counter, 40)
+		for i := range cs {
+			cs[i] = beam.NewCounter(elem.MetricsNS, fmt.Sprintf("cluster_size_bucket_%02d", i))
+		}
+		return cs
+	}()
+)
+
+// sizeBucket is the histogram bucket of a cluster size n ≥ 2: bucket i holds sizes
+// 2^i+1 … 2^(i+1), so 2, 3–4, 5–8, 9–16, …
+func sizeBucket(n int) int { return bits.Len(uint(n-1)) - 1 }
+
+// SizeBucketName labels bucket i as stats.json shows it.
+func SizeBucketName(i int) string {
+	lo, hi := 1<<i+1, 1<<(i+1)
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
+// Cluster labels the documents joined by verified edges (all under key 0) with connected
+// components and applies the keep policy. It returns each clustered document's fate,
+// gathered by id partition, and the clusters.jsonl lines, one per cluster, in batches,
+// sorted by cluster id when written (PCollection<LineBatch>).
+func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines beam.PCollection) {
+	s = s.Scope("Cluster")
+	if o.CC == Distributed {
+		return clusterDistributed(s, edges, o)
+	}
+	fates, lines = beam.ParDo2(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather(s, elem.AppendEdges, edges))
+	return elem.Gather(s, elem.AppendFates, fates), lines
+}
+
+// clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
+// few next to its documents (one per removed document, about), so one worker holds them
+// easily up to hundreds of millions; beyond that, --cc distributed.
+type clusterLocalFn struct {
+	Partitions int
+	Keep       string
+}
+
+func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
+	edges := batch.Items
+	index := map[string]int{}
+	var members []elem.Member
+	node := func(id string, length int64, sim float64) int {
+		i, ok := index[id]
+		if !ok {
+			i = len(members)
+			index[id] = i
+			members = append(members, elem.Member{ID: id, Length: length})
+		}
+		members[i].Sim = max(members[i].Sim, sim)
+		return i
+	}
+	parent := []int{}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, e := range edges {
+		u, v := node(e.U, e.ULen, e.Sim), node(e.V, e.VLen, e.Sim)
+		for len(parent) < len(members) {
+			parent = append(parent, len(parent))
+		}
+		if ru, rv := find(u), find(v); ru != rv {
+			parent[max(ru, rv)] = min(ru, rv)
+		}
+	}
+	comps := map[int][]elem.Member{}
+	for i, m := range members {
+		r := find(i)
+		comps[r] = append(comps[r], m)
+	}
+	byPart := map[int][]elem.Fate{}
+	var lines []elem.SortedLine
+	for _, r := range elem.SortedKeys(comps) {
+		fates, label, line, err := keepOne(ctx, comps[r], f.Keep)
+		if err != nil {
+			return err
+		}
+		for _, ft := range fates {
+			p := elem.PartOfString(ft.ID, f.Partitions)
+			byPart[p] = append(byPart[p], ft)
+		}
+		if line == "" {
+			continue
+		}
+		if lines = append(lines, elem.SortedLine{Key: label, Line: line}); len(lines) == elem.BatchItems {
+			emitLines(elem.LineBatch{Items: lines})
+			lines = nil
+		}
+	}
+	if len(lines) > 0 {
+		emitLines(elem.LineBatch{Items: lines})
+	}
+	for _, p := range elem.SortedKeys(byPart) {
+		emitFates(p, elem.FateBatch{Items: byPart[p]})
+	}
+	return nil
+}
+
+// Line is one line of clusters.jsonl.
+type Line struct {
+	Cluster string   `json:"cluster"`
+	Size    int      `json:"size"`
+	Kept    string   `json:"kept"`
+	Members []string `json:"members"`           // input documents
+	Indexed []string `json:"indexed,omitempty"` // indexed documents (--against), not counted in Size
+}
+
+// keepOne applies the keep policy to one cluster: it is labelled by its smallest id and
+// keeps that member (smallest-id) or the longest text, ties going to the smaller id.
+// Under a field policy it only labels the members: keep.ByField decides once their field
+// values are read, and no line is returned.
+func keepOne(ctx context.Context, members []elem.Member, keep string) (fates []elem.Fate, label, line string, err error) {
+	slices.SortFunc(members, func(a, b elem.Member) int { return cmp.Compare(a.ID, b.ID) })
+	label, kept := members[0].ID, members[0]
+	// Ids sort by class (indexed, preferred, input; see elem.IDClass): the policy picks
+	// among the members of the best class only, and the first indexed member always wins.
+	switch {
+	case IsKeepField(keep):
+		for _, m := range members {
+			fates = append(fates, elem.Fate{ID: m.ID, Cluster: label, Sim: m.Sim, Size: int64(len(members))})
+		}
+		return fates, label, "", nil
+	case elem.IDClass(kept.ID) == elem.ClassIndexed:
+	case keep == KeepLongest:
+		for _, m := range members[1:] {
+			if elem.IDClass(m.ID) != elem.IDClass(kept.ID) {
+				break
+			}
+			if m.Length > kept.Length {
+				kept = m
+			}
+		}
+	}
+	return Settle(ctx, members, label, kept.ID)
+}
+
+// Settle records the decision for one cluster whose members are sorted by id: each
+// input member's fate, the cluster's counters and its clusters.jsonl line. Indexed
+// members are listed apart: they are never removed and are no input records to decide.
+func Settle(ctx context.Context, members []elem.Member, label, kept string) (fates []elem.Fate, _, line string, err error) {
+	ids := make([]string, 0, len(members))
+	var indexed []string
+	for _, m := range members {
+		if elem.IDClass(m.ID) == elem.ClassIndexed {
+			indexed = append(indexed, elem.ExternalID(m.ID))
+			continue
+		}
+		ids = append(ids, elem.ExternalID(m.ID))
+		fates = append(fates, elem.Fate{ID: m.ID, Cluster: kept, Removed: m.ID != kept, Sim: m.Sim, Size: int64(len(members))})
+	}
+	clustersTotal.Inc(ctx, 1)
+	clusterSizes.Update(ctx, int64(len(members)))
+	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
+	b, err := json.Marshal(Line{Cluster: elem.ExternalID(label), Size: len(ids), Kept: elem.ExternalID(kept), Members: ids, Indexed: indexed})
+	if err != nil {
+		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
+	}
+	return fates, label, string(b), nil
+}
+
+// clusterDistributed labels with large-star/small-star rounds, then groups each
+// cluster's members by label for the keep policy.
+func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates, lines beam.PCollection) {
+	labels, unconverged := connectedcomponents.Label(s, beam.ParDo(s, edgeEndpoints, edges), connectedcomponents.Options{Rounds: o.Rounds})
+	beam.ParDo0(s, &checkConvergedFn{Rounds: o.Rounds}, unconverged)
+	info := beam.CombinePerKey(s, mergeMember, beam.ParDo(s, edgeMembers, edges))
+	byLabel := beam.ParDo(s, labelledMember, beam.CoGroupByKey(s, labels, info))
+	fates, lines = beam.ParDo2(s, &clusterDistributedFn{Partitions: o.Partitions, Keep: o.Keep}, beam.GroupByKey(s, byLabel))
+	return elem.Gather(s, elem.AppendFates, fates), lines
+}
+
+func edgeEndpoints(_ int, batch elem.EdgeBatch, emit func(string, string)) {
+	for _, e := range batch.Items {
+		emit(e.U, e.V)
+	}
+}
+
+func edgeMembers(_ int, batch elem.EdgeBatch, emit func(string, elem.Member)) {
+	for _, e := range batch.Items {
+		emit(e.U, elem.Member{ID: e.U, Length: e.ULen, Sim: e.Sim})
+		emit(e.V, elem.Member{ID: e.V, Length: e.VLen, Sim: e.Sim})
+	}
+}
+
+func mergeMember(a, b elem.Member) elem.Member {
+	a.Sim = max(a.Sim, b.Sim)
+	return a
+}
+
+func labelledMember(_ string, labels func(*string) bool, infos func(*elem.Member) bool, emit func(string, elem.Member)) {
+	var label string
+	var m elem.Member
+	if labels(&label) && infos(&m) {
+		emit(label, m)
+	}
+}
+
+// clusterDistributedFn gathers one cluster's members; they are sorted for the
+// clusters.jsonl line, so a cluster's members are held in memory here.
+type clusterDistributedFn struct {
+	Partitions int
+	Keep       string
+}
+
+func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*elem.Member) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
+	var members []elem.Member
+	var m elem.Member
+	for iter(&m) {
+		members = append(members, m)
+	}
+	fates, label, line, err := keepOne(ctx, members, f.Keep)
+	if err != nil {
+		return err
+	}
+	for _, ft := range fates {
+		emitFates(elem.PartOfString(ft.ID, f.Partitions), elem.FateBatch{Items: []elem.Fate{ft}})
+	}
+	if line != "" {
+		emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
+	}
+	return nil
+}
+
+// checkConvergedFn fails the run when connected components did not converge: the labels
+// would be wrong and nothing may be written from them.
+type checkConvergedFn struct{ Rounds int }
+
+func (f *checkConvergedFn) ProcessElement(n int64) error {
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("connected components did not converge in %d rounds: %d nodes unconverged; rerun with a larger --cc-rounds (e.g. %d)", f.Rounds, n, 2*f.Rounds)
+}

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClusterTransform runs the Cluster transform alone on hand-made verified edges, in
+// both modes: a chain a-b-c and a pair d-e become two clusters named by their smallest
+// ids, and under keep=longest the longest member is kept.
+func TestClusterTransform(t *testing.T) {
+	edges := []elem.Edge{
+		{U: "b", V: "c", Sim: 0.9, ULen: 10, VLen: 30},
+		{U: "a", V: "b", Sim: 0.8, ULen: 20, VLen: 10},
+		{U: "d", V: "e", Sim: 1, ULen: 5, VLen: 5},
+	}
+	for _, tc := range []struct {
+		cc, keep string
+		lines    []string
+	}{
+		{Local, KeepSmallestID, []string{
+			`{"cluster":"a","size":3,"kept":"a","members":["a","b","c"]}`,
+			`{"cluster":"d","size":2,"kept":"d","members":["d","e"]}`}},
+		{Distributed, KeepLongest, []string{
+			`{"cluster":"a","size":3,"kept":"c","members":["a","b","c"]}`,
+			`{"cluster":"d","size":2,"kept":"d","members":["d","e"]}`}},
+	} {
+		t.Run(tc.cc+"/"+tc.keep, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			in := beam.ParDo(s, singleEdge, beam.CreateList(s, edges))
+			_, lines := Cluster(s, in, Options{CC: tc.cc, Rounds: 12, Partitions: 4, Keep: tc.keep})
+			passert.Equals(s, beam.ParDo(s, lineTexts, lines), toAny(tc.lines)...)
+			require.NoError(t, ptest.Run(p))
+		})
+	}
+}
+
+func init() {
+	register.Function2x0(singleEdge)
+	register.Function2x0(lineTexts)
+}
+
+func lineTexts(b elem.LineBatch, emit func(string)) {
+	for _, l := range b.Items {
+		emit(l.Line)
+	}
+}
+
+// singleEdge and singleHalf put one item in a batch under key 0, as the pipeline's stages
+// emit them.
+func singleEdge(e elem.Edge, emit func(int, elem.EdgeBatch)) {
+	emit(0, elem.EdgeBatch{Items: []elem.Edge{e}})
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// TestMain runs the tests on Prism.
+func TestMain(m *testing.M) { prismtest.Main(m) }

@@ -1,0 +1,93 @@
+package elem
+
+import (
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/internal/wire"
+)
+
+// Half is one end of a candidate pair (U, V): the shingle set of Node, which is U or V,
+// on its way to the pair's partition. A large bucket's member is a Half too
+// (BucketMember).
+type Half struct {
+	U, V   string
+	Node   string
+	Hashes []uint64
+	Length int64
+}
+
+// HalfBatch holds halves, or (Spilled) references to local files that hold them, each
+// record a run of halves (AppendHalf, AppendRun).
+type HalfBatch struct {
+	Items   []Half
+	Spilled []string
+}
+
+func init() {
+	beam.RegisterType(reflect.TypeOf(Half{}))
+	register.Function2x1(AppendHalves)
+	wire.RegisterCoder(encodeHalves, decodeHalves)
+}
+
+func AppendHalves(a, b HalfBatch) HalfBatch {
+	return HalfBatch{Items: append(a.Items, b.Items...), Spilled: append(a.Spilled, b.Spilled...)}
+}
+
+func encodeHalves(b HalfBatch) []byte {
+	size := 8
+	for _, h := range b.Items {
+		size += len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24
+	}
+	return EncodeSpillable(b.Items, b.Spilled, size, putHalf)
+}
+
+func decodeHalves(b []byte) (HalfBatch, error) {
+	items, refs, err := DecodeSpillable(b, GetHalf)
+	return HalfBatch{items, refs}, err
+}
+
+// putHalf and GetHalf code one half, for the runner's coder and for spilled runs alike.
+func putHalf(e *encoder, h Half) {
+	e.Str(h.U)
+	e.Str(h.V)
+	e.Str(h.Node)
+	e.Hashes(h.Hashes)
+	e.Varint(h.Length)
+}
+
+func GetHalf(d *decoder) Half {
+	return Half{U: d.Str(), V: d.Str(), Node: d.Str(), Hashes: d.Hashes(), Length: d.Varint()}
+}
+
+// AppendHalf appends one half to a spilled run of them (rereadFn).
+func AppendHalf(b []byte, h Half) []byte {
+	e := encoder{B: b}
+	putHalf(&e, h)
+	return e.B
+}
+
+// BucketMember asks for member id's shingle set on behalf of the large buckets whose
+// smallest id is pivot. It is a Half whose U is empty (no document id is: a missing one
+// becomes FILE:LINE) and whose V is the pivot, so it travels the candidate pairs' path
+// to the pivot's partition.
+//
+// The large buckets that share their smallest id are resolved as one, their union. A
+// family of near-copies fills a bucket in every band, each with nearly the same members
+// and the same smallest id: as one, each member's set is requested once (locateRequests
+// merges the bands' requests) and compared about once, not once per band. Resolving a
+// union decides every pair of each of its buckets, so the guarantee holds.
+func BucketMember(pivot, id string) Half { return Half{V: pivot, Node: id} }
+
+// IsBucketMember tells a large bucket's member from one end of a candidate pair.
+func (h Half) IsBucketMember() bool { return h.U == "" }
+
+// partition is where a set meets the others it is compared with: its pair's partition,
+// or its large bucket's.
+func (h Half) Partition(n int) int {
+	if h.IsBucketMember() {
+		return PartOfString(h.V, n)
+	}
+	return PartOfString(h.U+"\x00"+h.V, n)
+}

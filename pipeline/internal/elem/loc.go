@@ -1,0 +1,73 @@
+package elem
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/internal/wire"
+)
+
+// IDLoc is where a document came from.
+type IDLoc struct {
+	ID   string
+	File string
+	Line int64
+}
+
+// LocBatch is a batch of locations, gathered by id partition.
+type LocBatch struct{ Items []IDLoc }
+
+func init() {
+	beam.RegisterType(reflect.TypeOf(IDLoc{}))
+	register.Function2x1(AppendLocs)
+	wire.RegisterCoder(encodeLocs, decodeLocs)
+}
+
+func AppendLocs(a, b LocBatch) LocBatch { return LocBatch{append(a.Items, b.Items...)} }
+
+// encodeLocs writes each file name once per batch, then the locations with their
+// file's number in that table: a batch's locations come from a few files, and a path is
+// most of a location's bytes (and of what Prism holds for the locations in memory).
+func encodeLocs(b LocBatch) []byte {
+	num := map[string]uint64{}
+	var files []string
+	for _, l := range b.Items {
+		if _, ok := num[l.File]; !ok {
+			num[l.File] = uint64(len(files))
+			files = append(files, l.File)
+		}
+	}
+	e := encoder{B: make([]byte, 0, 24*len(b.Items)+64*len(files)+8)}
+	e.Uvarint(uint64(len(files)))
+	for _, f := range files {
+		e.Str(f)
+	}
+	e.Uvarint(uint64(len(b.Items)))
+	for _, l := range b.Items {
+		e.Str(l.ID)
+		e.Uvarint(num[l.File])
+		e.Varint(l.Line)
+	}
+	return e.B
+}
+
+func decodeLocs(b []byte) (LocBatch, error) {
+	d := decoder{B: b}
+	var files []string
+	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
+		files = append(files, d.Str())
+	}
+	items := wire.DecodeItems(&d, func(d *decoder) IDLoc {
+		l := IDLoc{ID: d.Str()}
+		if f := d.Uvarint(); f < uint64(len(files)) {
+			l.File = files[f]
+		} else if d.Err == nil {
+			d.Err = fmt.Errorf("decode locations: file %d of %d", f, len(files))
+		}
+		l.Line = d.Varint()
+		return l
+	})
+	return LocBatch{items}, d.End()
+}

@@ -1,0 +1,68 @@
+package elem
+
+import (
+	"cmp"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+)
+
+// Bounds of SimilaritiesFile: SimilarityBins bins of equal width over [0, 1], and
+// NearPairs pairs on each side of the threshold.
+const (
+	SimilarityBins = 50
+	NearPairs      = 20
+)
+
+// NearBatch is one verification bundle's share of SimilaritiesFile; merged, the shares
+// give the same file whatever the partitioning.
+func init() { beam.RegisterType(reflect.TypeOf(NearBatch{})) }
+
+type NearBatch struct {
+	Verified, False []int64 // pairs per similarity bin
+	Lowest          []Edge  // verified pairs, lowest similarity first, at most NearPairs
+	Highest         []Edge  // rejected pairs, highest similarity first, at most NearPairs
+}
+
+func NewNearBatch() NearBatch {
+	return NearBatch{Verified: make([]int64, SimilarityBins), False: make([]int64, SimilarityBins)}
+}
+
+func similarityBin(sim float64) int {
+	return min(SimilarityBins-1, max(0, int(math.Floor(sim*SimilarityBins+1e-9))))
+}
+
+// add records one decided pair; trim must follow before the batch leaves the bundle.
+func (n *NearBatch) Add(e Edge, verified bool) {
+	if verified {
+		n.Verified[similarityBin(e.Sim)]++
+		n.Lowest = append(n.Lowest, e)
+	} else {
+		n.False[similarityBin(e.Sim)]++
+		n.Highest = append(n.Highest, e)
+	}
+}
+
+func (n *NearBatch) Merge(o NearBatch) {
+	for i := range o.Verified {
+		n.Verified[i] += o.Verified[i]
+		n.False[i] += o.False[i]
+	}
+	n.Lowest = append(n.Lowest, o.Lowest...)
+	n.Highest = append(n.Highest, o.Highest...)
+}
+
+// trim keeps the NearPairs distinct pairs nearest the threshold on each side, ties broken
+// by ids so the choice does not depend on arrival order.
+func (n *NearBatch) Trim() {
+	slices.SortFunc(n.Lowest, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.Sim, b.Sim), CompareEdgeIDs(a, b)) })
+	slices.SortFunc(n.Highest, func(a, b Edge) int { return cmp.Or(cmp.Compare(b.Sim, a.Sim), CompareEdgeIDs(a, b)) })
+	// A pair compared twice (in a small bucket of one band and a large bucket of
+	// another) is listed once.
+	same := func(a, b Edge) bool { return a.U == b.U && a.V == b.V }
+	n.Lowest, n.Highest = slices.CompactFunc(n.Lowest, same), slices.CompactFunc(n.Highest, same)
+	n.Lowest = slices.Clip(n.Lowest[:min(len(n.Lowest), NearPairs)])
+	n.Highest = slices.Clip(n.Highest[:min(len(n.Highest), NearPairs)])
+}

@@ -1,0 +1,303 @@
+// Package features is the first stage of the dedup pipeline: it normalizes, shingles,
+// signs and bands every document in one pass, locates it, checks that ids are unique
+// and joins exact duplicates. It imports elem and the pure algorithms, no other stage.
+package features
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/ordered"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/record"
+	"github.com/neardup/neardup/transforms/lsh"
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/transforms/shingleset"
+)
+
+// Options are the featurizing stage's settings.
+type Options struct {
+	Shingle    shingleset.Config
+	Scheme     string // minhash.Scheme
+	Seed       int64
+	NumPerm    int
+	Bands      int
+	Rows       int
+	Partitions int
+	SpillDir   string // where band entries are spilled; "": through the runner
+}
+
+// Sign featurizes PCollection<record.Doc>: it returns each document's location by id
+// partition, PCollection<KV<int, elem.LocBatch>>, its set fingerprints by set partition,
+// PCollection<KV<int, elem.SetBatch>>, and its band entries by band-key partition,
+// PCollection<KV<int, elem.BandBatch>>, all ungathered.
+func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands beam.PCollection) {
+	sets, bands = beam.ParDo2(s.Scope("ShingleSign"), NewFeaturize(o), docs)
+	locs = beam.ParDo(s.Scope("Locate"), NewLocate(o), docs)
+	return locs, sets, bands
+}
+
+// NewLocate is the DoFn Sign locates documents with.
+func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions} }
+
+// NewFeaturize is the DoFn Sign featurizes documents with.
+func NewFeaturize(o Options) *FeaturizeFn {
+	return &FeaturizeFn{Shingle: o.Shingle, Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm,
+		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir}
+}
+
+// CheckUniqueIDs gathers the locations, PCollection<KV<int, elem.LocBatch>>, by id
+// partition and fails the run on a duplicate id. It returns the gathered locations and
+// an empty PCollection<KV<int, elem.BandBatch>> to wait for (see checkUniqueIDs).
+func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.PCollection) {
+	s = s.Scope("CheckUniqueIDs")
+	return beam.ParDo2(s, checkUniqueIDs, elem.Gather(s, elem.AppendLocs, locs))
+}
+
+// Collapse gathers the set fingerprints, PCollection<KV<int, elem.SetBatch>>, by set
+// partition and joins exact duplicates: PCollection<KV<int, elem.EdgeBatch>> of
+// similarity-1.0 edges, under key 0.
+func Collapse(s beam.Scope, sets beam.PCollection) beam.PCollection {
+	s = s.Scope("CollapseExactDuplicates")
+	return beam.ParDo(s, collapseFn{}, elem.Gather(s, elem.AppendSets, sets))
+}
+
+func init() {
+	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
+	register.Function4x1(checkUniqueIDs)
+	register.DoFn3x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch)](&FeaturizeFn{})
+	register.DoFn4x0[context.Context, int, elem.SetBatch, func(int, elem.EdgeBatch)](&collapseFn{})
+	register.Emitter2[int, elem.LocBatch]()
+	register.Emitter2[int, elem.SetBatch]()
+	register.Emitter2[int, elem.BandBatch]()
+	register.Emitter2[int, elem.EdgeBatch]()
+}
+
+var (
+	shinglesTotal   = beam.NewCounter(elem.MetricsNS, "shingles")
+	emptyDocuments  = beam.NewCounter(elem.MetricsNS, "empty_documents")
+	cappedDocuments = beam.NewCounter(elem.MetricsNS, "capped_documents")
+	exactDuplicates = beam.NewCounter(elem.MetricsNS, "exact_duplicates")
+	shingleNanos    = beam.NewCounter(elem.MetricsNS, "shingle_nanos")
+	minhashNanos    = beam.NewCounter(elem.MetricsNS, "minhash_nanos")
+)
+
+// LocateFn keys a document's position by its id's partition, in batches per partition.
+type LocateFn struct {
+	Partitions int
+
+	locs *batch.ByPartition[elem.IDLoc]
+}
+
+func (f *LocateFn) Setup() { f.locs = batch.New[elem.IDLoc](f.Partitions, elem.BatchItems) }
+
+func (f *LocateFn) ProcessElement(d record.Doc, emit func(int, elem.LocBatch)) {
+	elem.Progress.Read.Add(1)
+	f.locs.Add(elem.PartOfString(d.ID, f.Partitions), elem.IDLoc{ID: d.ID, File: d.File, Line: d.Line},
+		func(p int, items []elem.IDLoc) { emit(p, elem.LocBatch{Items: items}) })
+}
+
+func (f *LocateFn) FinishBundle(emit func(int, elem.LocBatch)) {
+	f.locs.Flush(func(p int, items []elem.IDLoc) { emit(p, elem.LocBatch{Items: items}) })
+}
+
+// checkUniqueIDs sorts a partition's locations by id and fails the run when two records
+// share an id: every later stage joins by id, so a duplicate would silently merge two
+// documents. The second output stays empty: buckets.Candidates flattens it into the band entries
+// it groups, so that no bucket, and no candidate pair, exists before this check is done.
+func checkUniqueIDs(part int, batch elem.LocBatch, emit func(int, elem.LocBatch), _ func(int, elem.BandBatch)) error {
+	locs := batch.Items
+	slices.SortFunc(locs, func(a, b elem.IDLoc) int { return cmp.Compare(a.ID, b.ID) })
+	for i := 1; i < len(locs); i++ {
+		if a, b := locs[i-1], locs[i]; a.ID == b.ID {
+			first, second := a, b
+			if cmp.Or(cmp.Compare(b.File, a.File), cmp.Compare(b.Line, a.Line)) < 0 {
+				first, second = b, a
+			}
+			return fmt.Errorf("duplicate id %q: %s:%d and %s:%d (ids must be unique: remove or rename one of them, or name a unique field with --id-field; a record whose id field is missing or empty gets the id FILE:LINE)",
+				a.ID, first.File, first.Line, second.File, second.Line)
+		}
+	}
+	emit(part, batch)
+	return nil
+}
+
+// features is what featurizing one document yields for the later stages.
+type features struct {
+	set                        elem.SetKey
+	bandKeys                   []uint64
+	shingles                   int64
+	capped                     bool
+	shingleNanos, minhashNanos int64
+}
+
+// featurize normalizes, shingles, hashes, signs and bands one document. sig (len
+// num_perm) and scratch are the caller's scratch memory; the result keeps neither.
+func featurize(sh *shingleset.Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
+	start := time.Now()
+	hashes, capped := elem.DocSet(sh, scratch, d)
+	r := features{capped: capped, shingles: int64(len(hashes))}
+	r.set = elem.SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
+		Length: elem.RuneCount(d.Text)}
+	signStart := time.Now()
+	r.shingleNanos = int64(signStart.Sub(start))
+	signer.SignInto(sig, hashes)
+	r.bandKeys = make([]uint64, bands)
+	for band := range r.bandKeys {
+		r.bandKeys[band] = lsh.BandKey(sig, band, rows)
+	}
+	r.minhashNanos = int64(time.Since(signStart))
+	return r
+}
+
+// FeaturizeFn turns a document into what the later stages need, in one pass: normalize,
+// shingle, hash, sign, band. It sends the set's fingerprints to their partition (where
+// exact duplicates meet) and one entry per band to the band key's partition (where
+// candidates meet). The shingle set itself is not kept: verification re-reads the few
+// candidates it needs, which costs far less than shuffling every document's set.
+//
+// The work runs on a pool of one goroutine per core (a one-file corpus is one bundle
+// on Prism, so this is what keeps every core busy) and the results come back in input
+// order; they are emitted in batches per partition, not one element per band.
+//
+// With SpillDir set (workers on this machine: --band-spill), the band entries,
+// the job's largest shuffle by far, go to a local file by partition (internal/spill) and
+// only a reference per partition is emitted.
+type FeaturizeFn struct {
+	Shingle    shingleset.Config
+	Scheme     string
+	Seed       int64
+	NumPerm    int
+	Bands      int
+	Rows       int
+	Partitions int
+	SpillDir   string
+
+	pool  *ordered.Pool[record.Doc, features]
+	sets  *batch.ByPartition[elem.SetKey]
+	bands *batch.ByPartition[elem.BandEntry]
+	spill elem.Spiller
+	count featureCounts // the bundle's counter sums
+}
+
+// featureCounts sums counters over a bundle: one Inc per bundle, not per document.
+type featureCounts struct{ shingles, capped, empty, shingleNanos, minhashNanos int64 }
+
+func (f *FeaturizeFn) Setup() error {
+	sh, err := f.Shingle.Shingler()
+	if err != nil {
+		return err
+	}
+	signer, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
+	if err != nil {
+		return err
+	}
+	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
+		sig, scratch := make([]uint64, f.NumPerm), &shingleset.Scratch{}
+		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d) }
+	})
+	f.sets = batch.New[elem.SetKey](f.Partitions, elem.BatchItems)
+	f.bands = batch.New[elem.BandEntry](f.Partitions, elem.BatchItems)
+	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "bands"}
+	return nil
+}
+
+func (f *FeaturizeFn) Teardown() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
+}
+
+// featurizeChunk documents go to a worker at a time.
+const featurizeChunk = 64
+
+// checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
+const checkSeed = 0x6e656172647570
+
+func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) {
+	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand) })
+}
+
+func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) error {
+	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
+	f.sets.Flush(func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
+	f.bands.Flush(func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })
+	if err := f.spill.Close(func(p int, ref string) { emitBand(p, elem.BandBatch{Spilled: []string{ref}}) }); err != nil {
+		return err
+	}
+	c := f.count
+	cappedDocuments.Inc(ctx, c.capped)
+	shinglesTotal.Inc(ctx, c.shingles)
+	emptyDocuments.Inc(ctx, c.empty)
+	shingleNanos.Inc(ctx, c.shingleNanos)
+	minhashNanos.Inc(ctx, c.minhashNanos)
+	f.count = featureCounts{}
+	return nil
+}
+
+// collect adds one document's results to the bundle's batches and counter sums.
+func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) {
+	key := r.set
+	f.sets.Add(elem.PartOfHash(key.Hash, f.Partitions), key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
+	for _, bk := range r.bandKeys {
+		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, Check: key.Check, ID: key.ID}
+		if f.spill.Dir != "" {
+			// Encoded straight into the partition's spill buffer: no batch to grow, no copy.
+			f.spill.Extend(p, func(b []byte) []byte { return elem.AppendBand(b, be) })
+			continue
+		}
+		f.bands.Add(p, be, func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })
+	}
+	if r.capped {
+		f.count.capped++
+	}
+	if r.shingles == 0 {
+		f.count.empty++
+	}
+	f.count.shingles += r.shingles
+	f.count.shingleNanos += r.shingleNanos
+	f.count.minhashNanos += r.minhashNanos
+	elem.Progress.Stage.Store("shingle+minhash")
+	elem.Progress.Shingled.Add(1)
+}
+
+// collapseFn joins each document to the smallest id with an identical shingle set by a
+// similarity-1.0 edge, so exact duplicates never need verifying and LSH buckets can keep
+// one member per set. Sets are equal when both 64-bit fingerprints are (a false match
+// among a billion distinct sets is about 10⁻²⁰ likely).
+type collapseFn struct{}
+
+func (collapseFn) ProcessElement(ctx context.Context, _ int, batch elem.SetBatch, emitEdges func(int, elem.EdgeBatch)) {
+	keys := batch.Items
+	slices.SortFunc(keys, func(a, b elem.SetKey) int {
+		switch { // not cmp.Or, which would compare the ids every time
+		case a.Hash != b.Hash:
+			return cmp.Compare(a.Hash, b.Hash)
+		case a.Check != b.Check:
+			return cmp.Compare(a.Check, b.Check)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	var edges []elem.Edge
+	rep := 0
+	for i := 1; i < len(keys); i++ {
+		if keys[i].Hash != keys[rep].Hash || keys[i].Check != keys[rep].Check {
+			rep = i
+			continue
+		}
+		edges = append(edges, elem.Edge{U: keys[rep].ID, V: keys[i].ID, Sim: 1, ULen: keys[rep].Length, VLen: keys[i].Length})
+	}
+	if len(edges) > 0 {
+		exactDuplicates.Inc(ctx, int64(len(edges)))
+		emitEdges(0, elem.EdgeBatch{Items: edges})
+	}
+}

@@ -1,0 +1,74 @@
+package pairs
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/internal/wire"
+	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/record"
+)
+
+// ReadRequest asks for one end (Node) of a candidate pair (U, V) from its input line.
+type ReadRequest struct {
+	Line       int64
+	U, V, Node string
+}
+
+// readBatch is a batch of read requests, keyed by the file they read.
+type readBatch struct{ Items []ReadRequest }
+
+func init() {
+	beam.RegisterType(reflect.TypeOf(ReadRequest{}))
+	register.Function2x1(appendReads)
+	wire.RegisterCoder(encodeReads, decodeReads)
+}
+
+func appendReads(a, b readBatch) readBatch { return readBatch{append(a.Items, b.Items...)} }
+
+func encodeReads(b readBatch) []byte {
+	return wire.EncodeAll(b.Items, 48*len(b.Items), func(e *wire.Encoder, r ReadRequest) {
+		e.Varint(r.Line)
+		e.Str(r.U)
+		e.Str(r.V)
+		e.Str(r.Node)
+	})
+}
+
+func decodeReads(b []byte) (readBatch, error) {
+	items, err := wire.DecodeAll(b, func(d *wire.Decoder) ReadRequest {
+		return ReadRequest{Line: d.Varint(), U: d.Str(), V: d.Str(), Node: d.Str()}
+	})
+	return readBatch{items}, err
+}
+
+// read streams the Docs of an input file (under their internal ids), or the requested
+// rows of an index shard file.
+func (f *rereadFn) read(ctx context.Context, file string, reqs []ReadRequest, doc func(record.Doc)) error {
+	ord, ok := f.Renamed[file]
+	if ok && ord >= 0 {
+		rows := make([]int64, len(reqs))
+		for i, r := range reqs {
+			rows[i] = r.Line
+		}
+		return elem.ReadIndexed(ctx, file, ord, rows, doc)
+	}
+	lines := make([]int64, 0, len(reqs))
+	for _, r := range reqs {
+		if len(lines) == 0 || lines[len(lines)-1] != r.Line {
+			lines = append(lines, r.Line)
+		}
+	}
+	if ok {
+		source.ReadLines(ctx, file, f.Source, lines, func(d record.Doc) {
+			d.ID = elem.PreferredPrefix + d.ID
+			doc(d)
+		})
+		return nil
+	}
+	source.ReadLines(ctx, file, f.Source, lines, doc)
+	return nil
+}
