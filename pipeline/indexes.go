@@ -9,6 +9,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/pipeline/internal/against"
+	"github.com/neardup/neardup/pipeline/internal/features"
 )
 
 // maxIndexes bounds --against: an indexed id holds its index's ordinal in three digits.
@@ -39,11 +40,14 @@ func (c *Config) OpenIndexes(ctx context.Context) error {
 	}
 	c.indexes = c.indexes[:0]
 	for _, dir := range c.Against {
-		m, err := index.Open(ctx, dir, c.IndexParams())
+		m, err := openIndex(ctx, dir, c.IndexParams())
 		if err != nil {
 			return err
 		}
 		c.indexes = append(c.indexes, m)
+	}
+	if c.UpdateIndex && c.indexes[0].Segmented() {
+		return fmt.Errorf("--update-index: index %s is of format 2 (segments), which dedup cannot add to yet; add the kept output with neardup index, or use a format 1 index", c.Against[0])
 	}
 	if c.UpdateIndex {
 		c.indexWrite = indexwrite.NewTarget(c.Against[0], c.indexes[0])
@@ -57,6 +61,36 @@ func (c *Config) OpenIndexes(ctx context.Context) error {
 		c.preferred = list
 	}
 	return nil
+}
+
+// openIndex checks an --against index: a format 1 index's parameters and every file's
+// checksum; a format 2 index's parameters and every segment's footer and fences (the
+// lookups check what they read).
+func openIndex(ctx context.Context, dir string, run index.Params) (*index.Manifest, error) {
+	m, err := index.ReadManifest(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Segmented() {
+		return index.Open(ctx, dir, run)
+	}
+	s, err := index.OpenSegments(ctx, dir, run)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Manifest, nil
+}
+
+// lookupRefs are the --against indexes of format 2, looked up by the featurizing stage.
+func (c *Config) lookupRefs() []features.LookupRef {
+	var refs []features.LookupRef
+	for ord, m := range c.indexes {
+		if m.Segmented() {
+			refs = append(refs, features.LookupRef{Ord: ord, Dir: c.Against[ord], Params: m.Params, Generation: m.Generation})
+		}
+	}
+	return refs
 }
 
 func (c *Config) shardRefs() []against.ShardRef {
