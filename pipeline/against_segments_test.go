@@ -45,16 +45,8 @@ func segmentsIndex(t *testing.T, cfg Config, dir, kept string, bits int) *index.
 // docs/index.md), which these corpora do not show.
 func TestAgainstSegmentsEqualsAgainstShards(t *testing.T) {
 	dir := t.TempDir()
-	o := gen.Defaults()
-	o.N, o.DupFraction, o.Seed, o.MinWords, o.MeanWords, o.MaxWords = 4000, 0.3, 7, 20, 80, 200
-	o.Output = filepath.Join(dir, "all.jsonl")
-	require.NoError(t, gen.Run(o, io.Discard))
-	b, err := os.ReadFile(o.Output)
-	require.NoError(t, err)
-	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
-	old, batch := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "new.jsonl")
-	require.NoError(t, os.WriteFile(old, []byte(strings.Join(lines[:3000], "")), 0o644))
-	require.NoError(t, os.WriteFile(batch, []byte(strings.Join(lines[3000:], "")+"\n"), 0o644))
+	parts := genParts(t, dir, 3000, 1000)
+	old, batch := parts[0], parts[1]
 
 	base := DefaultConfig()
 	cfgOld := base
@@ -86,6 +78,74 @@ func TestAgainstSegmentsEqualsAgainstShards(t *testing.T) {
 			}
 		}
 	}
+}
+
+// genParts generates a corpus of sum(sizes) documents with many near-duplicates and
+// writes its consecutive parts of the given sizes to files.
+func genParts(t *testing.T, dir string, sizes ...int) []string {
+	o := gen.Defaults()
+	o.N, o.DupFraction, o.Seed, o.MinWords, o.MeanWords, o.MaxWords = 0, 0.3, 7, 20, 80, 200
+	for _, n := range sizes {
+		o.N += n
+	}
+	o.Output = filepath.Join(dir, "all.jsonl")
+	require.NoError(t, gen.Run(o, io.Discard))
+	b, err := os.ReadFile(o.Output)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSpace(string(b))+"\n", "\n")
+	var out []string
+	for i, n := range sizes {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", i))
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines[:n], "")), 0o644))
+		lines = lines[n:]
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestUpdateSegmentsEqualsUpdateShards: A's kept output indexed, B deduplicated against
+// it with --update-index, then C against the result: C's outputs are byte-identical
+// whether the index is of segments (B's kept added as a segment) or of shards.
+func TestUpdateSegmentsEqualsUpdateShards(t *testing.T) {
+	dir := t.TempDir()
+	parts := genParts(t, dir, 2000, 600, 600)
+	base := DefaultConfig()
+	cfgA := base
+	cfgA.Inputs, cfgA.Output = []string{parts[0]}, filepath.Join(dir, "out-a")
+	dedup(t, cfgA)
+	kept := filepath.Join(cfgA.Output, "kept.jsonl")
+	idx := filepath.Join(dir, "idx")
+	outs := map[string]map[string]string{}
+	for _, format := range []string{"shards", "segments"} {
+		require.NoError(t, os.RemoveAll(idx))
+		if format == "shards" {
+			buildIndex(t, base, idx, kept)
+		} else {
+			segmentsIndex(t, base, idx, kept, 64)
+		}
+		cfgB := base
+		cfgB.Inputs, cfgB.Output, cfgB.Against, cfgB.UpdateIndex = []string{parts[1]}, filepath.Join(dir, "out-b-"+format), []string{idx}, true
+		_, st := dedup(t, cfgB)
+		m, err := index.ReadManifest(context.Background(), idx)
+		require.NoError(t, err)
+		require.Equal(t, format == "segments", m.Segmented())
+		require.EqualValues(t, strings.Count(readFile(t, kept), "\n")+int(st.Counts["kept"]), m.Documents, "%s: A's kept and B's kept", format)
+		cfgC := base
+		cfgC.Inputs, cfgC.Output, cfgC.Against = []string{parts[2]}, filepath.Join(dir, "out-c-"+format), []string{idx}
+		outs[format], _ = dedup(t, cfgC)
+	}
+	require.Greater(t, strings.Count(outs["shards"]["removed.jsonl"], "\n"), 20)
+	for _, f := range []string{"kept.jsonl", "removed.jsonl", clustersFile} {
+		if outs["shards"][f] != outs["segments"][f] {
+			t.Errorf("%s differs:\n%s", f, firstDiff(outs["shards"][f], outs["segments"][f]))
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func firstDiff(a, b string) string {

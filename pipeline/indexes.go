@@ -46,9 +46,6 @@ func (c *Config) OpenIndexes(ctx context.Context) error {
 		}
 		c.indexes = append(c.indexes, m)
 	}
-	if c.UpdateIndex && c.indexes[0].Segmented() {
-		return fmt.Errorf("--update-index: index %s is of format 2 (segments), which dedup cannot add to yet; add the kept output with neardup index, or use a format 1 index", c.Against[0])
-	}
 	if c.UpdateIndex {
 		c.indexWrite = indexwrite.NewTarget(c.Against[0], c.indexes[0])
 	}
@@ -128,6 +125,14 @@ func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error,
 		return nil, err
 	}
 	prev := c.indexes[0]
+	if prev.Segmented() {
+		if len(entries) == 0 {
+			return func() error { return nil }, nil // nothing kept: no new segment
+		}
+		e := entries[0]
+		seg := index.SegmentEntry{Path: e.Path, Documents: e.Rows, Shingles: e.Shingles, Bytes: e.Bytes, SHA256: e.SHA256}
+		return func() error { _, err := index.CommitSegment(ctx, c.Against[0], prev, seg); return err }, nil
+	}
 	next := prev.Next(entries)
 	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
 }
