@@ -30,6 +30,15 @@ timed() {
 	read -r WALL RSS <"$OUT/.time"
 }
 
+# timedcpu LOG CMD...: like timed, also sets CPU (user+sys seconds).
+timedcpu() {
+	local log=$1
+	shift
+	/usr/bin/time -f '%e %M %U %S' -o "$OUT/.time" "$@" >"$log" 2>&1
+	read -r WALL RSS U S <"$OUT/.time"
+	CPU=$(awk -v u="$U" -v s="$S" 'BEGIN{print u+s}')
+}
+
 # fresh DIR: removes the previous round's outputs before a timed run. Replacing them
 # (--overwrite) would time the unlinking of the last round's kept.jsonl too: 1.2-1.7 s at 1M
 # on one core (2026-12-05), which is the file system's work, not the job's.

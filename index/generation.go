@@ -127,6 +127,9 @@ func collect(ctx context.Context, dir string, prev, next *Manifest) error {
 		for _, f := range m.Files {
 			used[f.Path] = true
 		}
+		for _, f := range m.Segments {
+			used[f.Path] = true
+		}
 	}
 	all, err := files.Expand(ctx, []string{files.Join(dir, "gen-*/*")})
 	if err != nil {

@@ -11,6 +11,9 @@ func (m *Manifest) Bytes() int64 {
 	for _, f := range m.Files {
 		n += f.Bytes
 	}
+	for _, f := range m.Segments {
+		n += f.Bytes
+	}
 	return n
 }
 
@@ -28,13 +31,17 @@ func (m *Manifest) WriteInfo(w io.Writer, dir string, verr error) {
 	fmt.Fprintf(w, "format:        %s version %d, generation %d\n", m.Format, m.FormatVersion, m.Generation)
 	fmt.Fprintf(w, "documents:     %d\n", m.Documents)
 	fmt.Fprintf(w, "shingles:      %d (%.1f per document)\n", m.Shingles, per(m.Shingles))
-	fmt.Fprintf(w, "size:          %d bytes (%.1f per document) in %d files, %d shards\n", m.Bytes(), per(m.Bytes()), len(m.Files), m.Shards)
+	if m.Segmented() {
+		fmt.Fprintf(w, "size:          %d bytes (%.1f per document) in %d segments, shingle hashes stored in %d bits\n", m.Bytes(), per(m.Bytes()), len(m.Segments), m.ShingleBits)
+	} else {
+		fmt.Fprintf(w, "size:          %d bytes (%.1f per document) in %d files, %d shards\n", m.Bytes(), per(m.Bytes()), len(m.Files), m.Shards)
+	}
 	fmt.Fprintf(w, "minhash:       num_perm %d, scheme %s, hash %s, seed %d\n", p.NumPerm, p.Scheme, p.Hash, p.Seed)
 	fmt.Fprintf(w, "lsh:           b %d, r %d, threshold %v\n", p.Bands, p.Rows, p.Threshold)
 	fmt.Fprintf(w, "shingling:     %s %d-grams, normalization %s, max_shingles %d\n", p.Shingle, p.NGram, p.Normalization, p.MaxShingles)
 	if verr != nil {
 		fmt.Fprintf(w, "checksums:     FAILED: %v\n", verr)
 	} else {
-		fmt.Fprintf(w, "checksums:     ok (%d files)\n", len(m.Files))
+		fmt.Fprintf(w, "checksums:     ok (%d files)\n", len(m.Files)+len(m.Segments))
 	}
 }

@@ -36,8 +36,10 @@ import (
 // Format identifies an index manifest; FormatVersion changes whenever the layout does.
 const (
 	Format        = "neardup-index"
-	FormatVersion = 1
-	ManifestName  = "manifest.json"
+	FormatVersion = 1 // Parquet shards (Files)
+	// FormatSegments is the version of an index of segment files (Segments): see lsm.go.
+	FormatSegments = 2
+	ManifestName   = "manifest.json"
 )
 
 // Params are the method parameters an index was built with. Two runs can share an index
@@ -127,6 +129,10 @@ type Manifest struct {
 	Documents     int64       `json:"documents"`
 	Shingles      int64       `json:"shingles"`
 	Files         []FileEntry `json:"files"` // by shard; shards without documents have no file
+	// Segments, in format version 2, are the segment files, oldest first.
+	Segments []SegmentEntry `json:"segments,omitempty"`
+	// ShingleBits, in format version 2, is the width of the stored shingle hashes.
+	ShingleBits int `json:"shingle_bits,omitempty"`
 }
 
 // ReadManifest reads dir's manifest. A missing manifest, one that is not JSON, one of
@@ -155,8 +161,11 @@ func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 	if m.Format != Format {
 		return nil, fmt.Errorf("index %s: %s is not a neardup index manifest (format %q)", dir, ManifestName, m.Format)
 	}
-	if m.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("index %s: format version %d, this neardup reads version %d", dir, m.FormatVersion, FormatVersion)
+	if m.FormatVersion != FormatVersion && m.FormatVersion != FormatSegments {
+		return nil, fmt.Errorf("index %s: format version %d, this neardup reads versions %d and %d", dir, m.FormatVersion, FormatVersion, FormatSegments)
+	}
+	if err := m.checkSegments(dir); err != nil {
+		return nil, err
 	}
 	if m.Shards < 1 {
 		return nil, fmt.Errorf("index %s: %s is damaged: shards %d", dir, ManifestName, m.Shards)
@@ -170,6 +179,9 @@ func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 // Verify checks every shard file against the manifest: present, of the recorded size and
 // SHA-256. It reads the whole index once.
 func (m *Manifest) Verify(ctx context.Context, dir string) error {
+	if m.Segmented() {
+		return m.verifySegments(ctx, dir)
+	}
 	var rows int64
 	for _, f := range m.Files {
 		path := files.Join(dir, f.Path)

@@ -9,6 +9,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/pipeline/internal/against"
+	"github.com/neardup/neardup/pipeline/internal/features"
 )
 
 // maxIndexes bounds --against: an indexed id holds its index's ordinal in three digits.
@@ -39,7 +40,7 @@ func (c *Config) OpenIndexes(ctx context.Context) error {
 	}
 	c.indexes = c.indexes[:0]
 	for _, dir := range c.Against {
-		m, err := index.Open(ctx, dir, c.IndexParams())
+		m, err := openIndex(ctx, dir, c.IndexParams())
 		if err != nil {
 			return err
 		}
@@ -57,6 +58,36 @@ func (c *Config) OpenIndexes(ctx context.Context) error {
 		c.preferred = list
 	}
 	return nil
+}
+
+// openIndex checks an --against index: a format 1 index's parameters and every file's
+// checksum; a format 2 index's parameters and every segment's footer and fences (the
+// lookups check what they read).
+func openIndex(ctx context.Context, dir string, run index.Params) (*index.Manifest, error) {
+	m, err := index.ReadManifest(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Segmented() {
+		return index.Open(ctx, dir, run)
+	}
+	s, err := index.OpenSegments(ctx, dir, run)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Manifest, nil
+}
+
+// lookupRefs are the --against indexes of format 2, looked up by the featurizing stage.
+func (c *Config) lookupRefs() []features.LookupRef {
+	var refs []features.LookupRef
+	for ord, m := range c.indexes {
+		if m.Segmented() {
+			refs = append(refs, features.LookupRef{Ord: ord, Dir: c.Against[ord], Params: m.Params, Generation: m.Generation})
+		}
+	}
+	return refs
 }
 
 func (c *Config) shardRefs() []against.ShardRef {
@@ -94,6 +125,14 @@ func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error,
 		return nil, err
 	}
 	prev := c.indexes[0]
+	if prev.Segmented() {
+		if len(entries) == 0 {
+			return func() error { return nil }, nil // nothing kept: no new segment
+		}
+		e := entries[0]
+		seg := index.SegmentEntry{Path: e.Path, Documents: e.Rows, Shingles: e.Shingles, Bytes: e.Bytes, SHA256: e.SHA256}
+		return func() error { _, err := index.CommitSegment(ctx, c.Against[0], prev, seg); return err }, nil
+	}
 	next := prev.Next(entries)
 	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
 }

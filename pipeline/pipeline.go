@@ -24,7 +24,7 @@ func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	docs, rejected := source.Read(s, files, cfg.sourceConfig())
 	docs = against.Prefer(s, docs, cfg.preferred)
 	fo := cfg.featureOptions()
-	docLocs, sets, bands := features.Sign(s, docs, fo)
+	docLocs, sets, bands, indexEdges := features.Sign(s, docs, fo)
 	docLocs, sets, bands = against.WithIndexes(s, cfg.shardRefs(), fo, docLocs, sets, bands)
 
 	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
@@ -34,7 +34,7 @@ func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	verified, near := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
-	fates, lines := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified),
+	fates, lines := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
 		cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
 	if cluster.IsKeepField(cfg.Keep) {
 		fates, lines = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
@@ -71,7 +71,7 @@ func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
 
 func (c *Config) featureOptions() features.Options {
 	return features.Options{Shingle: c.shingleConfig(), Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm,
-		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir}
+		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs()}
 }
 
 func (c *Config) pairsOptions() pairs.Options {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/query"
+	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -20,6 +23,9 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	var inputs inputFlag
 	info := fs.String("info", "", "print the manifest, counts and checksum status of the index at this path, and exit")
+	compact := fs.String("compact", "", "merge the segments of the index at this path into one (a format 1 index is converted to format 2), commit it as a new generation, and exit")
+	bits := fs.Int("shingle-bits", index.DefaultShingleBits, "--compact of a format 1 index: width of the stored shingle hashes, 1 to 64 (64: Jaccard exactly as dedup computes it; 32: within about 800 bytes per document, see docs/index.md)")
+	segments := fs.Bool("segments", false, "write format 2 (one segment, --shingle-bits wide hashes) in this process instead of format 1 with the pipeline; JSONL inputs only")
 	shards := fs.Int("shards", index.DefaultShards, "shard files of a new index (documents are spread by a hash of their id)")
 	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; normally a dedup's kept output")
 	fs.StringVar(&cfg.Output, "output", "", "the index directory to create (local or gs://)")
@@ -47,9 +53,15 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		m.WriteInfo(stdout, *info, verr)
 		return verr
 	}
+	if *compact != "" {
+		return compactIndex(ctx, *compact, *bits, stdout)
+	}
 	cfg.Inputs = append(inputs, fs.Args()...)
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
+	}
+	if *segments {
+		return indexSegments(ctx, cfg, *bits, stdout)
 	}
 	beam.Init()
 	var progress io.Writer
@@ -87,4 +99,76 @@ func indexUsageError(err error) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// compactIndex merges an index's segments into one, or converts a format 1 index.
+func compactIndex(ctx context.Context, dir string, bits int, stdout io.Writer) error {
+	m, err := index.ReadManifest(ctx, dir)
+	if err != nil {
+		return err
+	}
+	before := len(m.Segments)
+	if m.Segmented() {
+		m, err = index.Compact(ctx, dir, m)
+	} else {
+		if bits < 1 || bits > 64 {
+			return usageError{fmt.Errorf("--shingle-bits: %d, want 1 to 64", bits)}
+		}
+		if err := m.Verify(ctx, dir); err != nil {
+			return err
+		}
+		before = len(m.Files)
+		m, err = query.Convert(ctx, dir, m, bits)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "compacted %s: %d files into %d segment, generation %d, %d documents, %d bytes (%.1f per document)\n",
+		dir, before, len(m.Segments), m.Generation, m.Documents, m.Bytes(), float64(m.Bytes())/float64(max(m.Documents, 1)))
+	return nil
+}
+
+// indexSegments builds a new index of format 2 from JSONL inputs in this process.
+func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io.Writer) error {
+	if bits < 1 || bits > 64 {
+		return usageError{fmt.Errorf("--shingle-bits: %d, want 1 to 64", bits)}
+	}
+	if _, err := index.ReadManifest(ctx, cfg.Output); err == nil {
+		return fmt.Errorf("--output %s is already an index; add documents with dedup --against %s --update-index", cfg.Output, cfg.Output)
+	}
+	paths, err := files.Expand(ctx, cfg.Inputs)
+	if err != nil {
+		return usageError{fmt.Errorf("--input: %w", err)}
+	}
+	m, rejected, err := query.AddCounting(ctx, cfg.Output, index.NewSegmented(cfg.IndexParams(), bits), func(yield func(query.Item, error) bool) {
+		for _, p := range paths {
+			r, err := files.Open(ctx, p)
+			if err != nil {
+				yield(query.Item{}, err)
+				return
+			}
+			stop := errors.New("stop")
+			fields := query.Fields{ID: cfg.IDField, Text: cfg.TextField}
+			err = query.ReadLines(r, p, func(num int64, b []byte) error {
+				if !yield(query.Item{Line: &query.Line{Source: p, Num: num, Bytes: bytes.Clone(b), Fields: fields}}, nil) {
+					return stop
+				}
+				return nil
+			})
+			r.Close()
+			if err == stop {
+				return
+			}
+			if err != nil {
+				yield(query.Item{}, err)
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "indexed %d documents (%d records rejected, not indexed) into %s: %d bytes, %.1f per document\n",
+		m.Documents, rejected, cfg.Output, m.Bytes(), float64(m.Bytes())/float64(max(m.Documents, 1)))
+	return nil
 }

@@ -22,6 +22,8 @@ type verb struct {
 var verbs = []verb{
 	{"dedup", "run the dedup pipeline over JSONL/text inputs and write kept/removed/rejected/clusters/stats", runDedup},
 	{"index", "build an index of a corpus to dedup later corpora against (dedup --against), or show one (--info)", runIndex},
+	{"query", "print each JSONL document's verified near-duplicates in an index (id, exact Jaccard)", runQuery},
+	{"serve", "answer near-duplicate queries against an index over HTTP (POST /query, GET /healthz)", runServe},
 	{"compare", "print exact Jaccard (and optionally the MinHash estimate) for pairs of documents in one file", runCompare},
 	{"params", "show the LSH bands/rows chosen for a threshold and num_perm, with the S-curve", runParams},
 	{"sign", "write each document's MinHash as hex LeanMinHash bytes, readable by datasketch", runSign},

@@ -50,9 +50,13 @@ func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, locs, sets, 
 		return locs, sets, bands
 	}
 	s = s.Scope("ReadIndexes")
+	o.Lookup = nil // indexed documents are never looked up
 	il, is, ib := beam.ParDo3(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
 	return beam.Flatten(s, locs, il), beam.Flatten(s, sets, is), beam.Flatten(s, bands, ib)
 }
+
+// noEdges receives the edges to looked-up indexes of a featurizing that has none.
+func noEdges(int, elem.EdgeBatch) {}
 
 // preferFn moves the documents of preferred input files into the preferred class.
 type preferFn struct {
@@ -94,12 +98,12 @@ func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc 
 		n++
 		d := record.Doc{ID: elem.IndexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
 		f.Locate.ProcessElement(d, emitLoc)
-		f.Featurize.ProcessElement(d, emitSet, emitBand)
+		f.Featurize.ProcessElement(d, emitSet, emitBand, noEdges)
 		return nil
 	})
 	// Both batch their output: flush it while this element's emitters are valid.
 	f.Locate.FinishBundle(emitLoc)
-	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand)
+	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, noEdges)
 	indexedDocuments.Inc(ctx, n)
 	return errors.Join(err, ferr)
 }

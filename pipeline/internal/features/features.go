@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -34,16 +35,19 @@ type Options struct {
 	Rows       int
 	Partitions int
 	SpillDir   string // where band entries are spilled; "": through the runner
+	// Lookup are the --against indexes of segments, looked up by every document.
+	Lookup []LookupRef
 }
 
 // Sign featurizes PCollection<record.Doc>: it returns each document's location by id
 // partition, PCollection<KV<int, elem.LocBatch>>, its set fingerprints by set partition,
 // PCollection<KV<int, elem.SetBatch>>, and its band entries by band-key partition,
-// PCollection<KV<int, elem.BandBatch>>, all ungathered.
-func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands beam.PCollection) {
-	sets, bands = beam.ParDo2(s.Scope("ShingleSign"), NewFeaturize(o), docs)
+// PCollection<KV<int, elem.BandBatch>>, all ungathered; and its verified edges to the
+// documents of the o.Lookup indexes, PCollection<KV<int, elem.EdgeBatch>> under key 0.
+func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands, indexed beam.PCollection) {
+	sets, bands, indexed = beam.ParDo3(s.Scope("ShingleSign"), NewFeaturize(o), docs)
 	locs = beam.ParDo(s.Scope("Locate"), NewLocate(o), docs)
-	return locs, sets, bands
+	return locs, sets, bands, indexed
 }
 
 // NewLocate is the DoFn Sign locates documents with.
@@ -52,7 +56,7 @@ func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions}
 // NewFeaturize is the DoFn Sign featurizes documents with.
 func NewFeaturize(o Options) *FeaturizeFn {
 	return &FeaturizeFn{Shingle: o.Shingle, Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm,
-		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir}
+		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir, Lookup: o.Lookup}
 }
 
 // CheckUniqueIDs gathers the locations, PCollection<KV<int, elem.LocBatch>>, by id
@@ -74,7 +78,7 @@ func Collapse(s beam.Scope, sets beam.PCollection) beam.PCollection {
 func init() {
 	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
 	register.Function4x1(checkUniqueIDs)
-	register.DoFn3x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch)](&FeaturizeFn{})
+	register.DoFn4x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch)](&FeaturizeFn{})
 	register.DoFn4x0[context.Context, int, elem.SetBatch, func(int, elem.EdgeBatch)](&collapseFn{})
 	register.Emitter2[int, elem.LocBatch]()
 	register.Emitter2[int, elem.SetBatch]()
@@ -138,6 +142,9 @@ type features struct {
 	shingles                   int64
 	capped                     bool
 	shingleNanos, minhashNanos int64
+	hashes                     []uint64    // the set, in the caller's scratch memory
+	edges                      []elem.Edge // to indexed documents (Lookup)
+	err                        error
 }
 
 // featurize normalizes, shingles, hashes, signs and bands one document. sig (len
@@ -145,7 +152,7 @@ type features struct {
 func featurize(sh *shingleset.Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
 	start := time.Now()
 	hashes, capped := elem.DocSet(sh, scratch, d)
-	r := features{capped: capped, shingles: int64(len(hashes))}
+	r := features{capped: capped, shingles: int64(len(hashes)), hashes: hashes}
 	r.set = elem.SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
 		Length: elem.RuneCount(d.Text)}
 	signStart := time.Now()
@@ -181,16 +188,22 @@ type FeaturizeFn struct {
 	Rows       int
 	Partitions int
 	SpillDir   string
+	Lookup     []LookupRef
 
-	pool  *ordered.Pool[record.Doc, features]
-	sets  *batch.ByPartition[elem.SetKey]
-	bands *batch.ByPartition[elem.BandEntry]
-	spill elem.Spiller
-	count featureCounts // the bundle's counter sums
+	pool    *ordered.Pool[record.Doc, features]
+	indexes []*index.Segments
+	edges   []elem.Edge // the bundle's edges to indexed documents
+	err     error       // the bundle's first lookup error
+	sets    *batch.ByPartition[elem.SetKey]
+	bands   *batch.ByPartition[elem.BandEntry]
+	spill   elem.Spiller
+	count   featureCounts // the bundle's counter sums
 }
 
 // featureCounts sums counters over a bundle: one Inc per bundle, not per document.
-type featureCounts struct{ shingles, capped, empty, shingleNanos, minhashNanos int64 }
+type featureCounts struct {
+	shingles, capped, empty, shingleNanos, minhashNanos, lookupEdges int64
+}
 
 func (f *FeaturizeFn) Setup() error {
 	sh, err := f.Shingle.Shingler()
@@ -201,9 +214,19 @@ func (f *FeaturizeFn) Setup() error {
 	if err != nil {
 		return err
 	}
+	if f.indexes, err = openLookups(context.Background(), f.Lookup); err != nil {
+		return err
+	}
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
-		sig, scratch := make([]uint64, f.NumPerm), &shingleset.Scratch{}
-		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d) }
+		sig, scratch, lsc := make([]uint64, f.NumPerm), &shingleset.Scratch{}, &index.Scratch{}
+		return func(d record.Doc) features {
+			r := featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d)
+			if len(f.indexes) > 0 {
+				r.err = lookup(f.indexes, f.Lookup, lsc, d, r.hashes, r.bandKeys, &r)
+			}
+			r.hashes = nil
+			return r
+		}
 	})
 	f.sets = batch.New[elem.SetKey](f.Partitions, elem.BatchItems)
 	f.bands = batch.New[elem.BandEntry](f.Partitions, elem.BatchItems)
@@ -215,6 +238,9 @@ func (f *FeaturizeFn) Teardown() {
 	if f.pool != nil {
 		f.pool.Close()
 	}
+	for _, s := range f.indexes {
+		s.Close()
+	}
 }
 
 // featurizeChunk documents go to a worker at a time.
@@ -223,12 +249,21 @@ const featurizeChunk = 64
 // checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
 const checkSeed = 0x6e656172647570
 
-func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) {
-	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand) })
+func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) {
+	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand, emitEdge) })
 }
 
-func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) error {
-	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand) })
+func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) error {
+	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand, emitEdge) })
+	if f.err != nil {
+		err := f.err
+		f.err = nil
+		return err
+	}
+	if len(f.edges) > 0 {
+		emitEdge(0, elem.EdgeBatch{Items: f.edges})
+		f.edges = nil
+	}
 	f.sets.Flush(func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	f.bands.Flush(func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })
 	if err := f.spill.Close(func(p int, ref string) { emitBand(p, elem.BandBatch{Spilled: []string{ref}}) }); err != nil {
@@ -240,12 +275,23 @@ func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.S
 	emptyDocuments.Inc(ctx, c.empty)
 	shingleNanos.Inc(ctx, c.shingleNanos)
 	minhashNanos.Inc(ctx, c.minhashNanos)
+	indexVerified.Inc(ctx, c.lookupEdges)
 	f.count = featureCounts{}
 	return nil
 }
 
 // collect adds one document's results to the bundle's batches and counter sums.
-func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) {
+func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) {
+	if r.err != nil && f.err == nil {
+		f.err = r.err
+	}
+	if len(r.edges) > 0 {
+		f.count.lookupEdges += int64(len(r.edges))
+		if f.edges = append(f.edges, r.edges...); len(f.edges) >= elem.BatchItems {
+			emitEdge(0, elem.EdgeBatch{Items: f.edges})
+			f.edges = nil
+		}
+	}
 	key := r.set
 	f.sets.Add(elem.PartOfHash(key.Hash, f.Partitions), key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	for _, bk := range r.bandKeys {

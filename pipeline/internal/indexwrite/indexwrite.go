@@ -102,14 +102,21 @@ func init() {
 
 // Target is where a run writes index shards: the index, the generation directory
 // (relative to it) and the shard files of the generation it starts from.
+//
+// An index of segments (format 2) gets one new segment of all the rows, which the
+// driver commits with index.CommitSegment: Shards is then 1.
 type Target struct {
 	Dir, GenDir string
 	Shards      int
 	Old         map[int]string // shard → current file, relative to Dir
+	Segments    *index.Manifest
 }
 
 func NewTarget(dir string, prev *index.Manifest) *Target {
 	w := &Target{Dir: dir, GenDir: prev.GenerationDir(), Shards: prev.Shards, Old: map[int]string{}}
+	if prev.Segmented() {
+		w.Shards, w.Segments = 1, prev
+	}
 	for _, f := range prev.Files {
 		w.Old[f.Shard] = f.Path
 	}
@@ -225,6 +232,9 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch
 	rows := batch.Items
 	if err := elem.Unspill(batch.Spilled, decodeRows, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
 		return index.FileEntry{}, err
+	}
+	if f.Write.Segments != nil {
+		return writeSegment(ctx, f.Write, rows)
 	}
 	if old, ok := f.Write.Old[k]; ok {
 		if err := index.ReadShard(ctx, files.Join(f.Write.Dir, old), func(_ int64, r index.Row) error {

@@ -1,0 +1,87 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// pyarrowVersion is the pyarrow the Parquet test reads shards with, installed with pip
+// into a virtual environment under the user's cache directory (outside the work tree)
+// on first use.
+const pyarrowVersion = "18.1.0"
+
+func pyarrowPython(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("NEARDUP_SKIP_PYARROW") != "" {
+		t.Skip("NEARDUP_SKIP_PYARROW is set")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := filepath.Join(cache, "neardup", "pyarrow-"+pyarrowVersion)
+	py := filepath.Join(env, "bin", "python")
+	if exec.Command(py, "-c", "import pyarrow").Run() == nil {
+		return py
+	}
+	for _, args := range [][]string{{"python3", "-m", "venv", env}, {filepath.Join(env, "bin", "pip"), "install", "-q", "pyarrow==" + pyarrowVersion}} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("installing pyarrow %s (set NEARDUP_SKIP_PYARROW=1 to skip offline): %v\n%s", pyarrowVersion, err, out)
+		}
+	}
+	return py
+}
+
+// TestShardSchemaReadByPyarrow: pyarrow reads a format 1 shard with the schema Row
+// documents (id string, shingles list of uint64) and the same rows.
+func TestShardSchemaReadByPyarrow(t *testing.T) {
+	py := pyarrowPython(t)
+	dir := t.TempDir()
+	rows := testRows(3000, "d")
+	if err := SortRows(rows); err != nil {
+		t.Fatal(err)
+	}
+	e, err := WriteShard(context.Background(), dir, "shard.parquet", 0, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import json, sys, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+print(json.dumps({"schema": [[f.name, str(f.type), f.nullable] for f in t.schema],
+                  "row_groups": pq.ParquetFile(sys.argv[1]).num_row_groups,
+                  "rows": t.to_pylist()}))
+`
+	out, err := exec.Command(py, "-c", script, filepath.Join(dir, e.Path)).Output()
+	if err != nil {
+		t.Fatalf("pyarrow: %v", err)
+	}
+	var got struct {
+		Schema    [][]any `json:"schema"`
+		RowGroups int     `json:"row_groups"`
+		Rows      []Row   `json:"rows"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{"id", "string", false}, {"shingles", "list<element: uint64 not null>", false}}
+	if b, _ := json.Marshal(got.Schema); string(b) != mustJSON(want) {
+		t.Errorf("schema %s, want %s", b, mustJSON(want))
+	}
+	if got.RowGroups != (len(rows)+RowGroupRows-1)/RowGroupRows {
+		t.Errorf("%d row groups", got.RowGroups)
+	}
+	if !slices.EqualFunc(got.Rows, rows, func(a, b Row) bool { return a.ID == b.ID && slices.Equal(a.Shingles, b.Shingles) }) {
+		t.Errorf("pyarrow read other rows (%d, want %d)", len(got.Rows), len(rows))
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

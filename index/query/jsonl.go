@@ -1,0 +1,127 @@
+package query
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/pyrepr"
+)
+
+// Doc is one query document read from JSONL.
+type Doc struct {
+	Line int64
+	ID   string
+	Text string
+	Err  error // the line is not a document: bad JSON, no text field
+}
+
+// Fields names the JSON fields of a query document.
+type Fields struct{ ID, Text string }
+
+// MaxLineBytes bounds one JSONL line.
+const MaxLineBytes = 64 << 20
+
+// ReadDocs calls fn with every line of r as a Doc, in order. A line that is not a
+// document is passed with Err set; only a read error of r stops it. A document
+// without an id gets NAME:LINE, as in dedup.
+func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
+	return ReadLines(r, name, func(num int64, b []byte) error { return fn(parseDoc(b, name, num, f)) })
+}
+
+// ReadLines calls fn with every non-blank line of r (without its newline, valid until
+// fn returns) and its 1-based number.
+func ReadLines(r io.Reader, name string, fn func(num int64, b []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line int64
+	for {
+		b, err := br.ReadSlice('\n')
+		var long []byte
+		for err == bufio.ErrBufferFull {
+			long = append(long, b...)
+			if len(long) > MaxLineBytes {
+				return fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, MaxLineBytes)
+			}
+			b, err = br.ReadSlice('\n')
+		}
+		if long != nil {
+			b = append(long, b...)
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, line+1, err)
+		}
+		if len(b) > 0 {
+			line++
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				if ferr := fn(line, t); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+func parseDoc(b []byte, name string, line int64, f Fields) Doc {
+	d := Doc{Line: line}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		d.Err = fmt.Errorf("%s:%d: not a JSON object: %v", name, line, err)
+		return d
+	}
+	raw, ok := obj[f.Text]
+	if !ok || json.Unmarshal(raw, &d.Text) != nil {
+		d.Err = fmt.Errorf("%s:%d: field %q: missing or not a string", name, line, f.Text)
+		return d
+	}
+	d.ID = name + ":" + strconv.FormatInt(line, 10)
+	if raw, ok := obj[f.ID]; ok {
+		var s string
+		var n json.Number
+		switch {
+		case json.Unmarshal(raw, &s) == nil && s != "":
+			d.ID = s
+		case json.Unmarshal(raw, &n) == nil:
+			d.ID = n.String()
+		}
+	}
+	return d
+}
+
+// AppendResult appends the JSONL line answering d: its id and its matches as
+// {"id":…,"near":[{"id":…,"jaccard":…},…]}, or its line and error.
+func AppendResult(dst []byte, d Doc, ms []index.Match, err error) []byte {
+	if err == nil {
+		err = d.Err
+	}
+	if err != nil {
+		dst = fmt.Appendf(dst, `{"line":%d,"error":`, d.Line)
+		dst = appendJSONString(dst, err.Error())
+		return append(dst, "}\n"...)
+	}
+	dst = append(dst, `{"id":`...)
+	dst = appendJSONString(dst, d.ID)
+	dst = append(dst, `,"near":[`...)
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendJSONString(dst, m.ID)
+		dst = append(dst, `,"jaccard":`...)
+		dst = append(dst, pyrepr.Float(m.Jaccard)...)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}\n"...)
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package segment
+
+func mapFile(string, int64) []byte { return nil }
+func unmapFile([]byte)             {}
+func dropPages([]byte)             {}
