@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/io/runlock"
 )
 
@@ -192,4 +193,27 @@ func TestDuplicateIDHint(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "drop --id-field")
 	assert.Contains(t, err.Error(), "missing or empty gets the id FILE:LINE")
+}
+
+// An --output that an --input glob reaches is warned about: the next run with that
+// --input would read kept.jsonl back; a run that would not gets no warning.
+func TestOutputUnderInputGlobWarns(t *testing.T) {
+	dir := t.TempDir()
+	seed, err := os.ReadFile(filepath.Join(repotest.Root(t), "testdata", "seed.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "seed.jsonl"), seed, 0o644))
+	for _, tc := range []struct {
+		out  string
+		warn bool
+	}{{dir, true}, {filepath.Join(dir, "out"), false}} {
+		var warn bytes.Buffer
+		cfg := seedConfig(t)
+		cfg.Inputs, cfg.Output, cfg.Warnings = []string{filepath.Join(dir, "*.jsonl")}, tc.out, &warn
+		dedup(t, cfg)
+		if tc.warn {
+			assert.Contains(t, warn.String(), "matches the outputs kept.jsonl, removed.jsonl, rejected.jsonl, clusters.jsonl in --output "+dir)
+		} else {
+			assert.Empty(t, warn.String())
+		}
+	}
 }

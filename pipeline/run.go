@@ -46,6 +46,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		return nil, UsageError{err}
 	}
 	names := append(cfg.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
+	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, names) {
+		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", w)
+	}
 	dir, err := openRunDir(ctx, cfg.Output)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/neardup/neardup/internal/interrupt"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/runlock"
 	"github.com/neardup/neardup/io/sink"
@@ -33,6 +34,10 @@ type runDir struct {
 	logPath  string
 	logFile  *os.File
 	keepLog  bool // the log is RunnerLogEnv's file, not the run's own
+	// unregister removes the cleanup a SIGINT or SIGTERM would run (interrupted), which
+	// does nothing once committed is set (under interrupt.Critical).
+	unregister func()
+	committed  bool
 	// Notes are what the user should hear about the directory: a stale lock taken over,
 	// leftovers of killed runs removed.
 	Notes []string
@@ -68,7 +73,24 @@ func openRunDir(ctx context.Context, out string) (*runDir, error) {
 		d.lock.Release(ctx)
 		return nil, UsageError{fmt.Errorf("--output %s: not writable: %w", out, err)}
 	}
+	d.unregister = interrupt.Register(d.interrupted)
 	return d, nil
+}
+
+// interrupted is the run's cleanup on SIGINT or SIGTERM: the temporary directory, the
+// log with it, and the lock. The workers may still be writing, hence the retries.
+func (d *runDir) interrupted() string {
+	if d.committed {
+		return ""
+	}
+	ctx := context.Background()
+	d.closeLog()
+	interrupt.Retry(func() error { return files.RemoveAll(ctx, d.tmp) })
+	if !files.IsLocal(d.out) && !d.keepLog {
+		os.Remove(d.logPath)
+	}
+	d.lock.Release(ctx)
+	return fmt.Sprintf("nothing was committed to %s; its temporary directory and lock were removed", d.out)
 }
 
 // removeStale deletes every other temporary directory: holding the lock means no other
@@ -150,23 +172,32 @@ func (d *runDir) closeLog() {
 
 // commit moves the outputs into place if the lock is still this run's, then removes the
 // temporary directory (and the log with it) and releases the lock.
+// A signal during the commit is acted on once it is done.
 func (d *runDir) commit(ctx context.Context, names []string) error {
-	d.closeLog()
-	if err := d.lock.Check(ctx); err != nil {
-		return err
+	err := interrupt.Critical(func() error {
+		d.closeLog()
+		if err := d.lock.Check(ctx); err != nil {
+			return err
+		}
+		if err := sink.Commit(ctx, d.tmp, d.out, names); err != nil {
+			return fmt.Errorf("commit outputs to %s: %w", d.out, err)
+		}
+		d.committed = true
+		if !files.IsLocal(d.out) && !d.keepLog {
+			os.Remove(d.logPath)
+		}
+		return d.lock.Release(ctx)
+	})
+	if d.committed {
+		d.unregister()
 	}
-	if err := sink.Commit(ctx, d.tmp, d.out, names); err != nil {
-		return fmt.Errorf("commit outputs to %s: %w", d.out, err)
-	}
-	if !files.IsLocal(d.out) && !d.keepLog {
-		os.Remove(d.logPath)
-	}
-	return d.lock.Release(ctx)
+	return err
 }
 
 // abort removes everything the run wrote except its log, releases the lock and returns
 // the log's path ("" when the log is empty, and then removed too).
 func (d *runDir) abort(ctx context.Context) string {
+	d.unregister()
 	d.closeLog()
 	keep := ""
 	if st, err := os.Stat(d.logPath); err == nil && st.Size() > 0 {

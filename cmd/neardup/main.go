@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/internal/interrupt"
 )
 
 type verb struct {
@@ -60,6 +62,7 @@ func main() {
 	if path := os.Getenv("NEARDUP_MEMPROFILE"); path != "" {
 		startHeapProfiles(path, time.Second)
 	}
+	interrupt.Catch("neardup "+name, os.Stderr)
 	for _, v := range verbs {
 		if v.name == name {
 			if err := v.run(args, os.Stdout, os.Stderr); err != nil {

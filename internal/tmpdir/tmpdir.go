@@ -7,6 +7,8 @@ package tmpdir
 
 import (
 	"os"
+
+	"github.com/neardup/neardup/internal/interrupt"
 	"sync/atomic"
 )
 
@@ -27,6 +29,11 @@ func Run[T any](fn func() (T, error)) (T, error) {
 		return fn()
 	}
 	defer os.RemoveAll(dir)
+	// A SIGINT or SIGTERM ends the process without running the defers.
+	defer interrupt.Register(func() string {
+		interrupt.Retry(func() error { return os.RemoveAll(dir) })
+		return ""
+	})()
 	old, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", dir)
 	prev := current.Swap(&dir)

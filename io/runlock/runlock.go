@@ -9,7 +9,8 @@
 // created with a does-not-exist precondition; a lock whose holder ran on this host under a
 // pid that no longer exists is stale and replaced with a generation precondition, so two
 // runs can never both take it over. On s3:// the object is created with S3's conditional
-// write (If-None-Match: *); a stale one is deleted and the creation tried again.
+// write (If-None-Match: *); a stale one is replaced with a write conditional on the
+// ETag read (If-Match), so again only one of the runs racing for it succeeds.
 package runlock
 
 import (

@@ -48,7 +48,7 @@ func acquireS3(ctx context.Context, path string, me Holder) (*s3Lock, *Holder, e
 		if !s3Status(err, http.StatusPreconditionFailed) && !s3Status(err, http.StatusConflict) {
 			return nil, nil, fmt.Errorf("create lock %s: %w", path, err)
 		}
-		h, err := l.read(ctx)
+		h, etag, err := l.read(ctx)
 		if s3Status(err, http.StatusNotFound) {
 			continue // released meanwhile
 		}
@@ -58,26 +58,37 @@ func acquireS3(ctx context.Context, path string, me Holder) (*s3Lock, *Holder, e
 		if h.Host != me.Host || Alive(h.PID) {
 			return nil, nil, &HeldError{Path: path, Holder: h}
 		}
-		if _, err := l.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
-			return nil, nil, fmt.Errorf("remove stale lock %s: %w", path, err)
+		// Replace the stale lock only if it is still the object read (If-Match): of runs
+		// racing to take it over, one succeeds and the others see its lock next time.
+		out, err = l.client.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(encode(me)),
+			ContentType: aws.String("application/json"), IfMatch: aws.String(etag),
+		})
+		if err == nil {
+			l.etag = aws.ToString(out.ETag)
+			return l, &h, nil
+		}
+		if !s3Status(err, http.StatusPreconditionFailed) && !s3Status(err, http.StatusConflict) && !s3Status(err, http.StatusNotFound) {
+			return nil, nil, fmt.Errorf("replace stale lock %s: %w", path, err)
 		}
 		stale = &h
 	}
 	return nil, nil, fmt.Errorf("lock %s: the object keeps changing", path)
 }
 
-func (l *s3Lock) read(ctx context.Context) (Holder, error) {
+// read returns the lock's holder and the ETag of the object it was read from.
+func (l *s3Lock) read(ctx context.Context) (Holder, string, error) {
 	out, err := l.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(l.bucket), Key: aws.String(l.key)})
 	if err != nil {
-		return Holder{}, err
+		return Holder{}, "", err
 	}
 	defer out.Body.Close()
 	b, err := io.ReadAll(out.Body)
 	if err != nil {
-		return Holder{}, err
+		return Holder{}, "", err
 	}
 	h, _ := decode(b)
-	return h, nil
+	return h, aws.ToString(out.ETag), nil
 }
 
 func (l *s3Lock) check(ctx context.Context) error {
