@@ -52,17 +52,16 @@ func init() {
 	register.Iter1[string]()
 }
 
-// Label labels every node that appears in edges with the smallest node id of
-// its connected component.
+// Label takes edges, a PCollection<KV<string,string>> of undirected edges (either
+// orientation; duplicates and self-loops allowed), and returns labels, a
+// PCollection<KV<string,string>> with one element (node, label) per node of edges,
+// the label being the smallest node id of the node's connected component, and
+// unconverged, a PCollection<int64>.
 //
-// edges is a PCollection<KV<string,string>> of undirected edges (either
-// orientation; duplicates and self-loops allowed). labels is a
-// PCollection<KV<string,string>> with one element (node, label) per node of
-// edges. unconverged is a PCollection<int64> with exactly one element: the
-// number of nodes whose label differs from the label of one of their smaller
-// neighbours in the working graph after the unrolled rounds; 0 if and only if
-// labels equal Reference(edges). See the package doc for what holds when it
-// is not 0.
+// unconverged has exactly one element: the number of nodes whose label differs
+// from the label of one of their smaller neighbours in the working graph after the
+// unrolled rounds; 0 if and only if labels equal Reference(edges). See the package
+// doc for what holds when it is not 0.
 func Label(s beam.Scope, edges beam.PCollection, opts Options) (labels, unconverged beam.PCollection) {
 	labels, unconverged, _ = LabelWithGraph(s, edges, opts)
 	return labels, unconverged

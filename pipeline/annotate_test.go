@@ -99,8 +99,8 @@ func TestAnnotateTextInput(t *testing.T) {
 		`{"id":"`+id("3")+`","text":"alpha beta gamma delta epsilon","__cluster__":"`+id("1")+`","__cluster_size__":2,"__duplicate__":true,"__similarity__":1.0}`+"\n", string(got))
 }
 
-// The README's example.
-func TestAnnotateWithKeepFieldReadmeExample(t *testing.T) {
+// The --keep field example of docs/method.md under --mode annotate (docs/running.md).
+func TestAnnotateWithKeepFieldDocsExample(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Inputs = []string{filepath.Join(repotest.Root(t), "testdata", "keep-field.jsonl")}
 	cfg.Output, cfg.Mode, cfg.Keep = t.TempDir(), ModeAnnotate, "field:stars:max"

@@ -183,8 +183,8 @@ func TestKeepFieldParquet(t *testing.T) {
 	}
 }
 
-// The README's example: the most-starred copy is kept.
-func TestKeepFieldReadmeExample(t *testing.T) {
+// The --keep field example of docs/method.md: the most-starred copy is kept.
+func TestKeepFieldDocsExample(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Inputs = []string{filepath.Join(repotest.Root(t), "testdata", "keep-field.jsonl")}
 	cfg.Output, cfg.Keep = t.TempDir(), "field:stars:max"

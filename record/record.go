@@ -33,7 +33,7 @@ type Decision struct {
 	Line        int64
 	ID          string
 	Removed     bool
-	Cluster     string  // the id labelling the Doc's cluster (its smallest member id); ID itself for singletons
+	Cluster     string  // the id of the member the Doc's cluster keeps (removed.jsonl's __cluster__); ID itself for singletons
 	Similarity  float64 // removed docs: the highest exact Jaccard to a verified neighbour; 0 when kept
 	ClusterSize int64   // members of the Doc's cluster; 1 for singletons
 	Index       string  // removed docs whose Cluster is an indexed document: that index (--against)

@@ -34,7 +34,7 @@ func topLevelHelp(args []string, stdout io.Writer) bool {
 
 // printBeamFlags lists the flags the Beam SDK registers on the global flag set.
 func printBeamFlags(w io.Writer) {
-	fmt.Fprintln(w, "Apache Beam Go SDK flags, accepted by 'neardup dedup' next to its own (README: Running on Dataflow / Flink / Spark):")
+	fmt.Fprintln(w, "Apache Beam Go SDK flags, accepted by 'neardup dedup' next to its own (see docs/engines.md):")
 	flag.CommandLine.SetOutput(w)
 	flag.CommandLine.PrintDefaults()
 }

@@ -22,8 +22,8 @@ func atStop(stop func()) {
 	}
 }
 
-// startCPUProfile writes a CPU profile to path (NEARDUP_CPUPROFILE) until stopProfile:
-// the measurements in BENCHMARKS.md name where the time goes with it.
+// startCPUProfile writes a CPU profile to path (NEARDUP_CPUPROFILE) until stopProfile
+// (docs/running.md, "Profiling a run").
 func startCPUProfile(path string) error {
 	return startWriting(path, pprof.StartCPUProfile, pprof.StopCPUProfile)
 }

@@ -2,11 +2,10 @@
 // sequential write (Writer) or read (Reader) onto a goroutine of its own, so that they
 // overlap the caller's work instead of adding to it.
 //
-// The output step writes every input record back: at 1M documents about a gigabyte, and
-// on a plain buffered writer the caller's goroutine waits in write(2) (or in gzip) for
-// every flushed buffer — on a VM, write(2) into fresh page cache costs up to 2 s of
-// system time per gigabyte, several times what routing the lines costs. With a Writer
-// here the caller fills one buffer while the other is written. It is a plain io.Writer
+// The output step writes every input record back, and on a plain buffered writer the
+// caller's goroutine waits in write(2) (or in gzip) for every flushed buffer, which
+// can cost more than routing the lines. With a Writer here the caller fills one buffer
+// while the other is written. It is a plain io.Writer
 // and keeps the wrapped writer's byte order; its first error reaches the caller at a
 // later Write, Flush or Close, never lost.
 package asyncio

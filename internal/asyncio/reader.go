@@ -7,8 +7,8 @@ import (
 
 // Reader reads ahead from an underlying reader on a goroutine of its own, a buffer at a
 // time, so that the reading (and any decompression under it) overlaps the caller's
-// work: inflating a .gz input was two fifths of a run's CPU, all of it on the goroutine
-// that also splits and hands on the lines. The bytes come out in order, and the
+// work instead of running on the goroutine that also splits and hands on the lines.
+// The bytes come out in order, and the
 // underlying reader's error (io.EOF included) after every byte it returned before it.
 type Reader struct {
 	cur    chunk // being consumed

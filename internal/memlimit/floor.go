@@ -10,12 +10,11 @@ import (
 // every collection it raises GOGC for the next one so that the heap may grow to
 // max(floor, the goal GOGC alone gives) before it is collected again.
 //
-// The job's live heap is small (tens of MB at 100k documents) while it allocates
-// gigabytes in short-lived batches, so with the default GOGC it collected every few
-// milliseconds and the collector took a sixth of the CPU. A floor trades a bounded amount
-// of memory for far fewer collections; the soft memory limit (Apply) still wins when
-// memory runs short, and a large live heap gets the plain GOGC goal, so the floor adds at
-// most floor bytes to the peak. GOGC=off in the environment turns the floor off too.
+// Why: the job's live heap is small next to what it allocates in short-lived batches,
+// so the default GOGC alone collects far more often than the memory saved is worth. The
+// soft memory limit (Apply) still wins when memory runs short, and a live heap above
+// the floor gets the plain GOGC goal, so the floor adds at most floor bytes to the peak.
+// GOGC=off in the environment turns the floor off too.
 func HeapFloor(floor int64) {
 	base := debug.SetGCPercent(100)
 	debug.SetGCPercent(base)
@@ -26,13 +25,9 @@ func HeapFloor(floor int64) {
 	t.arm(new(sentinel))
 }
 
-// MaxFloor is the largest heap floor FloorFor gives: at 100k documents a floor cut the
-// collections from 60 to 12 and the job's CPU by a sixth. Each page of fresh memory costs
-// a fault (about 2.5 ms per MB on the VMs measured), and a higher floor lets the heap run
-// through more of it between collections: since the reader and the spill writer stopped
-// allocating more than they must, 128 MiB takes 0.91× the CPU of 256 MiB and 125 MiB less
-// peak RSS at 100k, and 64 MiB costs more collections than it saves faults
-// (BENCHMARKS.md).
+// MaxFloor is the largest heap floor FloorFor gives. It is a balance: a higher floor
+// lets the heap run through more fresh memory between collections, and every fresh page
+// costs a fault; a lower one collects more often than the faults it saves.
 const MaxFloor = 128 << 20
 
 // FloorFor is the heap floor for a memory limit: MaxFloor, or an eighth of a smaller

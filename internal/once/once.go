@@ -2,10 +2,10 @@
 // the whole of a PCollection (even an empty one) and an end for steps that write files
 // and emit nothing, in forms Prism runs without busy-waiting.
 //
-// The obvious forms cost a core each on Prism (v2.77, measured; see BENCHMARKS.md):
+// The obvious forms keep a core busy on Prism for as long as the stage runs:
 //   - Impulse plus a side input: while a stage that reads a side input runs a bundle,
 //     the runner's scheduling loop (engine.ElementManager.Bundles) finds it ready, starts
-//     no bundle and looks again, without waiting, for as long as the stage runs.
+//     no bundle and looks again, without waiting.
 //   - A stage with no output that leaves it: its bundle's data channel counts as done
 //     from the start, so stage.Execute selects on a closed channel until the bundle ends.
 //

@@ -8,8 +8,8 @@
 //
 // A Writer puts all its partitions in one file, a buffer at a time, and gives each
 // partition a reference: the file and the extents of it that hold the partition's
-// records. One file per partition cost a file creation and a removal per partition and
-// bundle; at 100k documents ext4's inode allocation for them took 7% of the job's CPU.
+// records: one file per partition would cost a file creation and a removal per
+// partition and bundle.
 //
 // Spilling is only correct when every worker sees the same local disk: the embedded
 // runner and LOOPBACK workers, which run in the launching process.
@@ -34,9 +34,7 @@ import (
 
 // flushBytes is how much a partition gathers in memory before it is appended to the
 // file. Small, since every partition of a bundle holds one such buffer and its pages are
-// fresh memory, whose faults are the cost here: with one file per Writer a flush is a
-// pwrite, and 64 KiB took 0.89× the CPU and 180 MiB less peak RSS of 256 KiB at 1M
-// documents (1,024 partitions).
+// fresh memory, whose faults cost more than the extra pwrites of small flushes.
 const flushBytes = 64 << 10
 
 // recordBytes is the size at which Extend closes a partition's record: records are the
@@ -67,9 +65,8 @@ const (
 //
 // Full buffers are written by goroutines of the Writer's own, so the caller never waits
 // in write(2) unless they fall behind. The caller is the goroutine that feeds a bundle's
-// per-core pool: while it waited there, the pool ran dry (at 1M documents the band
-// entries' 1,024 partitions fill at one pace and came due together, leaving a core idle
-// for a few tenths of a second each time).
+// per-core pool, which would run dry while it waited: partitions that fill at one pace
+// come due together.
 type Writer struct {
 	path   string
 	file   *os.File       // opened by the first flush
@@ -229,9 +226,8 @@ func (w *Writer) end(p int) {
 }
 
 // buffer is an empty buffer of flushBytes for a partition: a written one when there is
-// one. A partition's buffer is never grown by doubling: at 100k documents the doubling
-// of 256 partitions' first buffers allocated twice and copied once the band entries'
-// volume, in fresh memory: 8% of the job's CPU. The pages of a buffer made from fresh
+// one. A partition's buffer is never grown by doubling, which would allocate twice and
+// copy once the whole volume in fresh memory. The pages of a buffer made from fresh
 // memory are only touched as it fills, so a partition with little to write costs
 // little more than its bytes.
 func (w *Writer) buffer() []byte {

@@ -40,9 +40,8 @@ type Decoder struct {
 	B   []byte
 	Err error
 	// Whole, when set, holds B's bytes as one string, and Str returns substrings of it:
-	// one allocation per batch instead of one per string. The band entries' ids are
-	// millions of small strings, whose allocation and marking by the collector made
-	// most of the bucketing step at 10M documents.
+	// one allocation per batch instead of one per string, since ids are many small
+	// strings whose allocation and marking by the collector would dominate decoding.
 	Whole string
 }
 

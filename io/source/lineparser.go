@@ -15,8 +15,8 @@ const arenaBytes = 256 << 10
 
 // lineParser parses a file's lines on one goroutine per core and delivers their records
 // (to doc, or to reject) in line order on the reading goroutine, which only reads and
-// copies lines. With signing on the AVX2 kernel, parsing JSON on the reading goroutine
-// was what kept the second core waiting.
+// copies lines: parsed on the reading goroutine, JSON would keep the other cores
+// waiting.
 type lineParser struct {
 	pool    *ordered.Pool[rawLine, parsed]
 	deliver func(parsed)

@@ -32,9 +32,9 @@ import (
 // DefaultMaxAll is the largest bucket (in distinct shingle sets) that gets all pairs:
 // 190 candidates at most. Pairs go through the pipeline's pair path, which removes the
 // pairs several bands propose; a larger bucket's members travel once each to Resolve,
-// which compares a family of near-copies about once per member. On 12,000 Go source files
-// at threshold 0.7, 20 instead of 100 gave the same clusters at 0.82× the CPU and 0.53×
-// the peak memory (BENCHMARKS.md); no generated corpus has a bucket above 5.
+// which compares a family of near-copies about once per member. Small, since a bucket
+// of near-copies costs about k comparisons through Resolve and k²/2 as all pairs, with
+// the same clusters either way.
 const DefaultMaxAll = 20
 
 // DefaultComparisons is Resolve's default budget per distinct set of a bucket (see

@@ -17,8 +17,7 @@ const lanes = 8
 // and running minimum stay in registers (inlined, the Go register allocator spilled the
 // outer loop's slices and reloaded them on every iteration); the eight products of a
 // group are reduced by a balanced min tree, so only one compare-and-move per group sits
-// on the loop-carried chain. Measured alternatives (4 lanes; 2 or 4 permutations sharing
-// each hash load; hashes outer) were equal or slower.
+// on the loop-carried chain.
 
 // accumulate32 is the affine32 hot loop.
 func accumulate32(dst []uint64, a, b []uint32, hashes []uint64) {

@@ -84,7 +84,7 @@ const (
 	// SHA1 is datasketch's sha1_hash64 (its low 32 bits are sha1_hash32): use it for
 	// signatures identical to datasketch's.
 	SHA1 HashFunc = "sha1"
-	// XXHash is xxhash64: about ten times faster than SHA1, not datasketch-identical.
+	// XXHash is xxhash64: much faster than SHA1, not datasketch-identical.
 	XXHash HashFunc = "xxhash"
 )
 

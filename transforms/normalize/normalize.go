@@ -193,8 +193,8 @@ func isASCII(s string) bool {
 }
 
 // twoByte decodes the two-byte UTF-8 sequence at s[i] (U+0080..U+07FF: Latin, Greek,
-// Cyrillic, Armenian, Hebrew, Arabic) without utf8.DecodeRuneInString's call, which
-// was a fifth of normalizing a Cyrillic text. ok is false for any other byte sequence,
+// Cyrillic, Armenian, Hebrew, Arabic) without utf8.DecodeRuneInString's call, a large
+// share of normalizing text in those scripts. ok is false for any other byte sequence,
 // invalid ones included (0xC0 and 0xC1 start overlong encodings).
 func twoByte(s string, i int) (r rune, ok bool) {
 	if c := s[i]; c >= 0xC2 && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
@@ -359,8 +359,8 @@ func plainWord(x uint64, pending, wrote, strip bool) (uint64, bool) {
 //
 // With wide, the wide forms of ASCII in s (wideASCII) are narrowed first.
 func rebuild(b []byte, s string, o Options, wide bool) (_ []byte, recompose bool) {
-	// A byte slice, not a strings.Builder, whose per-byte writes cost a third of this
-	// function; append grows it when lower-casing lengthens a rune.
+	// A byte slice, not a strings.Builder, whose per-byte writes cost more than the
+	// rest of this loop; append grows it when lower-casing lengthens a rune.
 	b = slices.Grow(b, len(s))
 	pending := false // a separator was seen after the last written rune
 	for i := 0; i < len(s); {

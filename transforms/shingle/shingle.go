@@ -8,7 +8,7 @@
 // a substring of the input, so shingles are produced as substrings: no shingle
 // is ever copied or allocated.
 //
-// Short texts (DESIGN.md): a non-empty text with fewer than N words (character
+// Short texts: a non-empty text with fewer than N words (character
 // mode: fewer than N runes) has no n-gram; its whole normalized text is then its
 // one shingle, so short documents still take part in deduplication. The empty
 // text has the empty shingle set.
@@ -241,7 +241,7 @@ func AppendHashes(dst []uint64, norm string, o Options, sum func([]byte) uint64)
 }
 
 // appendWordHashes is AppendHashes for word n-grams (the shingles eachWord passes), in
-// one loop without a callback: it was a third of hashing a document's shingles.
+// one loop without a callback: a call per shingle is a large share of hashing one.
 func appendWordHashes(dst []uint64, norm string, n int, sum func([]byte) uint64) []uint64 {
 	if norm == "" {
 		return dst

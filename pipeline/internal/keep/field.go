@@ -83,15 +83,16 @@ func init() {
 	register.Iter1[RankedMember]()
 }
 
-// ByField applies keep, a policy field:NAME:max|min, to input of the given format. Cluster has labelled every clustered
-// document with its cluster's smallest id; here each input file holding clustered
-// documents is read once more for their field values (only those lines are parsed), the
-// members meet by label, and the member with the best value is kept: a missing value
-// loses to any present one, ties go to the smallest id.
+// ByField takes the locations, PCollection<KV<int, elem.LocBatch>>, and the provisional
+// fates Cluster gives under a field policy, PCollection<KV<int, elem.FateBatch>>, both
+// gathered by id partition, and returns the final fates, gathered the same way, and the
+// clusters.jsonl lines, PCollection<elem.LineBatch>.
 //
-// It takes locs, PCollection<KV<int, LocBatch>>, and the provisional fates,
-// PCollection<KV<int, FateBatch>>, both gathered by id partition, and returns the final
-// fates gathered the same way and the clusters.jsonl lines, PCollection<LineBatch>.
+// keep is a policy field:NAME:max|min, for input of the given format. Cluster has
+// labelled every clustered document with its cluster's smallest id; here each input
+// file holding clustered documents is read once more for their field values (only
+// those lines are parsed), the members meet by label, and the member with the best
+// value is kept: a missing value loses to any present one, ties go to the smallest id.
 func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (beam.PCollection, beam.PCollection) {
 	s = s.Scope("KeepByField")
 	kf, err := ParseField(keep)
