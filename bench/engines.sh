@@ -14,6 +14,7 @@ N=${1:?usage: bench/engines.sh N [embedded] [flink] [spark]}
 shift
 ENGINES=${*:-embedded flink spark}
 corpus=$(realpath "$(corpus "$N")")
+header=$(env_header) # before the runs: the load they start under
 W=$(realpath "$OUT")/engines-$N
 rm -rf "$W"
 mkdir -p "$W"
@@ -160,7 +161,7 @@ for e in $ENGINES; do
 done
 
 echo "## engines, $N documents ($corpus)"
-env_header
+echo "$header"
 echo
 echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
 echo "|---|---|---|---|---|---|---|"
