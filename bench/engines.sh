@@ -104,6 +104,14 @@ stop_all() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	PIDS=()
 	sleep 2
+	# boot's copies of the worker binary (/tmp/binNNN/worker, one per SDK worker; see
+	# docs/engines.md), recognised by their size, made since this script started.
+	local size d
+	size=$(stat -c %s "$ND")
+	for d in $(find /tmp -maxdepth 1 -name 'bin*' -type d -newer "$W" 2>/dev/null); do
+		[ "$(ls "$d")" = worker ] && [ "$(stat -c %s "$d/worker")" = "$size" ] && rm -rf "$d"
+	done
+	return 0
 }
 trap stop_all EXIT
 
