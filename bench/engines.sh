@@ -14,6 +14,7 @@ N=${1:?usage: bench/engines.sh N [embedded] [flink] [spark]}
 shift
 ENGINES=${*:-embedded flink spark}
 corpus=$(realpath "$(corpus "$N")")
+header=$(env_header) # before the runs: the load they start under
 W=$(realpath "$OUT")/engines-$N
 rm -rf "$W"
 mkdir -p "$W"
@@ -103,6 +104,14 @@ stop_all() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	PIDS=()
 	sleep 2
+	# boot's copies of the worker binary (/tmp/binNNN/worker, one per SDK worker; see
+	# docs/engines.md), recognised by their size, made since this script started.
+	local size d
+	size=$(stat -c %s "$ND")
+	for d in $(find /tmp -maxdepth 1 -name 'bin*' -type d -newer "$W" 2>/dev/null); do
+		[ "$(ls "$d")" = worker ] && [ "$(stat -c %s "$d/worker")" = "$size" ] && rm -rf "$d"
+	done
+	return 0
 }
 trap stop_all EXIT
 
@@ -160,7 +169,7 @@ for e in $ENGINES; do
 done
 
 echo "## engines, $N documents ($corpus)"
-env_header
+echo "$header"
 echo
 echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
 echo "|---|---|---|---|---|---|---|"
