@@ -142,10 +142,12 @@ type features struct {
 
 // featurize normalizes, shingles, hashes, signs and bands one document. sig (len
 // num_perm) and scratch are the caller's scratch memory; the result keeps neither.
-func featurize(sh *shingleset.Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
+// sh does not cap (shingleset.Config.Full): a set larger than maxShingles is only
+// counted as capped, for the index rows that do cap it.
+func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
 	start := time.Now()
-	hashes, capped := elem.DocSet(sh, scratch, d)
-	r := features{capped: capped, shingles: int64(len(hashes))}
+	hashes, _ := elem.DocSet(sh, scratch, d)
+	r := features{capped: maxShingles > 0 && len(hashes) > maxShingles, shingles: int64(len(hashes))}
 	r.set = elem.SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
 		Length: elem.RuneCount(d.Text)}
 	signStart := time.Now()
@@ -193,7 +195,7 @@ type FeaturizeFn struct {
 type featureCounts struct{ shingles, capped, empty, shingleNanos, minhashNanos int64 }
 
 func (f *FeaturizeFn) Setup() error {
-	sh, err := f.Shingle.Shingler()
+	sh, err := f.Shingle.Full().Shingler()
 	if err != nil {
 		return err
 	}
@@ -203,7 +205,9 @@ func (f *FeaturizeFn) Setup() error {
 	}
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
 		sig, scratch := make([]uint64, f.NumPerm), &shingleset.Scratch{}
-		return func(d record.Doc) features { return featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d) }
+		return func(d record.Doc) features {
+			return featurize(sh, f.Shingle.MaxShingles, signer, f.Bands, f.Rows, sig, scratch, d)
+		}
 	})
 	f.sets = batch.New[elem.SetKey](f.Partitions, elem.BatchItems)
 	f.bands = batch.New[elem.BandEntry](f.Partitions, elem.BatchItems)

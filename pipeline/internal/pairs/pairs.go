@@ -190,7 +190,7 @@ type reread struct {
 
 func (f *rereadFn) Setup() (err error) {
 	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "halves"}
-	f.sh, err = f.Shingle.Shingler()
+	f.sh, err = f.Shingle.Full().Shingler() // verification is exact: on the whole sets
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), 16, func() func(record.Doc) reread {
 		return func(d record.Doc) reread {
 			hashes, _ := elem.DocHashes(f.sh, d)
