@@ -57,7 +57,7 @@ type Config struct {
 
 	Normalize   normalize.Options
 	Shingle     shingle.Options
-	MaxShingles int // a document keeps at most this many (the smallest) shingle hashes; 0: no cap
+	MaxShingles int // index rows keep at most this many (the smallest) shingle hashes; dedup signs and verifies whole sets; 0: no cap
 
 	// GiantClusterShare: a cluster holding more than this share of the documents gets a
 	// warning (chained false positives are the classic failure); 0 turns it off.

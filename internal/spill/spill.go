@@ -371,6 +371,13 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, flushB
 // Read calls fn with every record a reference (from Close) points at, in the order they
 // were added. The slice passed to fn is only valid during the call.
 func Read(ref string, fn func(rec []byte) error) error {
+	return Scan(ref, func(rec []byte, _ int64) error { return fn(rec) })
+}
+
+// Scan is Read that also tells fn where the record's bytes start in the reference's
+// file (File), so that a reader can index records and read parts of them back later
+// (os.File.ReadAt) instead of holding them.
+func Scan(ref string, fn func(rec []byte, off int64) error) error {
 	path, extents, err := parseRef(ref)
 	if err != nil {
 		return err
@@ -411,7 +418,7 @@ func Read(ref string, fn func(rec []byte) error) error {
 			if _, err := io.ReadFull(r, rec); err != nil {
 				return fmt.Errorf("spill: read %s, record %d: %w", path, n+1, shortened(err))
 			}
-			if err := fn(rec); err != nil {
+			if err := fn(rec, e.off+e.n-left-size); err != nil {
 				return err
 			}
 		}

@@ -255,3 +255,45 @@ func TestExtendBuildsWholeRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestScanOffsetsPointAtTheRecords reads every record back from the file at the offset
+// Scan gave for it.
+func TestScanOffsetsPointAtTheRecords(t *testing.T) {
+	w, err := NewWriter(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		if err := w.Append(i%4, bytes.Repeat([]byte{byte(i)}, 1+i%500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		f, err := os.Open(File(ref))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		if err := Scan(ref, func(rec []byte, off int64) error {
+			got := make([]byte, len(rec))
+			if _, err := f.ReadAt(got, off); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, rec) {
+				return fmt.Errorf("record %d: the file at offset %d holds other bytes", n, off)
+			}
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if n != 750 {
+			t.Fatalf("%d records, want 750", n)
+		}
+	}
+}

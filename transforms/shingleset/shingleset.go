@@ -72,6 +72,14 @@ type Config struct {
 	MaxShingles int
 }
 
+// Full is the configuration without the cap: the whole set of every document. Dedup
+// signs and verifies on it, so that capped documents collide in bands and are verified
+// at their exact Jaccard; only index rows are capped.
+func (c Config) Full() Config {
+	c.MaxShingles = 0
+	return c
+}
+
 // Shingler validates the configuration and builds its Shingler.
 func (c Config) Shingler() (*Shingler, error) {
 	k, err := shingle.ParseKind(c.Kind)

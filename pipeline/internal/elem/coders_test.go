@@ -1,6 +1,7 @@
 package elem
 
 import (
+	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -86,4 +87,25 @@ func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T
 			assert.Error(t, err, "cut inside an item, at %d of %d bytes", n, len(run))
 		}
 	}
+}
+
+// SkimHalves gives each half of a run with the place of its hashes in the run: read
+// from there, they are the hashes AppendHalf wrote; a run cut inside a half is an error.
+func TestSkimmedHalvesPointAtTheirHashes(t *testing.T) {
+	halves := []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
+		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}}
+	var run []byte
+	for _, h := range halves {
+		run = AppendHalf(run, h)
+	}
+	var got []Half
+	require.NoError(t, SkimHalves(run, func(h Half, off, n int) {
+		h.Hashes = make([]uint64, n)
+		for i := range h.Hashes {
+			h.Hashes[i] = binary.LittleEndian.Uint64(run[off+8*i:])
+		}
+		got = append(got, h)
+	}))
+	assert.Equal(t, halves, got)
+	assert.Error(t, SkimHalves(run[:len(run)-3], func(Half, int, int) {}))
 }

@@ -61,6 +61,28 @@ func GetHalf(d *decoder) Half {
 	return Half{U: d.Str(), V: d.Str(), Node: d.Str(), Hashes: d.Hashes(), Length: d.Varint()}
 }
 
+// SkimHalves calls fn with each half of a spilled run (AppendHalf) but its hashes, which
+// stay in rec: n of them, little-endian words from byte off. The half's strings are
+// copies, so nothing fn keeps holds rec.
+func SkimHalves(rec []byte, fn func(h Half, off, n int)) error {
+	d := decoder{B: rec}
+	for len(d.B) > 0 && d.Err == nil {
+		h := Half{U: d.Str(), V: d.Str(), Node: d.Str()}
+		n := d.Uvarint()
+		if uint64(len(d.B))/8 < n {
+			d.Fail("hashes")
+			break
+		}
+		off := len(rec) - len(d.B)
+		d.B = d.B[8*n:]
+		h.Length = d.Varint()
+		if d.Err == nil {
+			fn(h, off, int(n))
+		}
+	}
+	return d.Err
+}
+
 // AppendHalf appends one half to a spilled run of them (rereadFn).
 func AppendHalf(b []byte, h Half) []byte {
 	e := encoder{B: b}

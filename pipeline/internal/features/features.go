@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
@@ -149,10 +150,12 @@ type features struct {
 
 // featurize normalizes, shingles, hashes, signs and bands one document. sig (len
 // num_perm) and scratch are the caller's scratch memory; the result keeps neither.
-func featurize(sh *shingleset.Shingler, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
+// sh does not cap (shingleset.Config.Full): a set larger than maxShingles is only
+// counted as capped, for the index rows that do cap it.
+func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
 	start := time.Now()
-	hashes, capped := elem.DocSet(sh, scratch, d)
-	r := features{capped: capped, shingles: int64(len(hashes)), hashes: hashes}
+	hashes, _ := elem.DocSet(sh, scratch, d)
+	r := features{capped: maxShingles > 0 && len(hashes) > maxShingles, shingles: int64(len(hashes)), hashes: hashes}
 	r.set = elem.SetKey{Hash: shingle.SetHash(hashes), Check: shingle.SetHashSeed(hashes, checkSeed), ID: d.ID,
 		Length: elem.RuneCount(d.Text)}
 	signStart := time.Now()
@@ -206,7 +209,7 @@ type featureCounts struct {
 }
 
 func (f *FeaturizeFn) Setup() error {
-	sh, err := f.Shingle.Shingler()
+	sh, err := f.Shingle.Full().Shingler()
 	if err != nil {
 		return err
 	}
@@ -220,8 +223,14 @@ func (f *FeaturizeFn) Setup() error {
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
 		sig, scratch, lsc := make([]uint64, f.NumPerm), &shingleset.Scratch{}, &index.Scratch{}
 		return func(d record.Doc) features {
-			r := featurize(sh, signer, f.Bands, f.Rows, sig, scratch, d)
+			r := featurize(sh, f.Shingle.MaxShingles, signer, f.Bands, f.Rows, sig, scratch, d)
 			if len(f.indexes) > 0 {
+				// Index rows hold capped sets: a document over the cap is looked up
+				// by the same bottom-k sample.
+				if r.capped {
+					hashsort.Uint64s(r.hashes)
+					r.hashes, _ = shingleset.Cap(r.hashes, f.Shingle.MaxShingles)
+				}
 				r.err = lookup(f.indexes, f.Lookup, lsc, d, r.hashes, r.bandKeys, &r)
 			}
 			r.hashes = nil

@@ -190,7 +190,7 @@ type reread struct {
 
 func (f *rereadFn) Setup() (err error) {
 	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "halves"}
-	f.sh, err = f.Shingle.Shingler()
+	f.sh, err = f.Shingle.Full().Shingler() // verification is exact: on the whole sets
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), 16, func() func(record.Doc) reread {
 		return func(d record.Doc) reread {
 			hashes, _ := elem.DocHashes(f.sh, d)
@@ -325,16 +325,15 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, el
 // partition's halves.
 func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	start := time.Now()
-	halves := batch.Items
-	if err := elem.EachSpilled(batch.Spilled, func(rec []byte) (err error) {
-		halves, err = elem.AppendRun(halves, rec, elem.GetHalf)
-		return err
-	}); err != nil {
+	st := &sets{}
+	defer st.close()
+	halves, err := st.gather(batch)
+	if err != nil {
 		return decided{err: err}
 	}
 	// Bucket members (U empty) sort first, each bucket's members by id.
-	slices.SortFunc(halves, compareHalves)
-	d := decider{f: f, decided: decided{near: elem.NewNearBatch()}}
+	slices.SortFunc(halves, func(a, b half) int { return compareHalves(a.Half, b.Half) })
+	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme)), decided: decided{near: elem.NewNearBatch()}}
 	i := 0
 	for i < len(halves) && halves[i].IsBucketMember() {
 		j := i + 1
@@ -354,7 +353,8 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 		if u.Node != u.U {
 			u, v = v, u
 		}
-		if _, _, err := d.decide(&scored{Half: u}, &scored{Half: v}); err != nil {
+		d.sigs.reset(2)
+		if _, _, err := d.decide(&scored{half: u, sig: -1}, &scored{half: v, sig: -1}); err != nil {
 			return decided{err: err}
 		}
 	}
@@ -376,16 +376,42 @@ func compareHalves(a, b elem.Half) int {
 	return strings.Compare(a.Node, b.Node)
 }
 
-// scored is a set being compared, with its MinHash signature once one was needed.
+// scored is a set being compared, with its MinHash signature's number in the decider's
+// signatures once one was needed (-1 before).
 type scored struct {
-	elem.Half
-	sig *minhash.MinHash
+	half
+	sig int
 }
 
 // decider decides the pairs of one partition and gathers its results.
 type decider struct {
-	f *checkPairsFn
+	f    *checkPairsFn
+	sets *sets
+	sigs signatures
+	// held are the hashes of the last two sets loaded, as the first and the second of a
+	// pair: a large bucket's pivot stays first while it meets every other member.
+	held [2]struct {
+		of      *scored
+		hashes  []uint64
+		scratch []uint64 // what a spilled set is read into (hashes may be an in-memory Half's)
+	}
 	decided
+}
+
+// load returns x's hashes, held as the pair's i-th set.
+func (d *decider) load(x *scored, i int) ([]uint64, error) {
+	h := &d.held[i]
+	if h.of != x {
+		hashes, err := d.sets.load(&x.half, h.scratch)
+		if err != nil {
+			return nil, err
+		}
+		h.of, h.hashes = x, hashes
+		if x.at.file != 0 {
+			h.scratch = hashes
+		}
+	}
+	return h.hashes, nil
 }
 
 // decided is what deciding one partition yields: the verified edges, the similarities,
@@ -404,16 +430,17 @@ type verifyCounts struct {
 // decide compares u and v (u's id first) and records the verdict.
 func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	f := d.f
-	for _, x := range []*scored{u, v} {
-		if x.sig == nil {
-			x.sig = f.signer.Sign(x.Hashes)
+	var hashes [2][]uint64
+	for i, x := range []*scored{u, v} {
+		if hashes[i], err = d.load(x, i); err != nil {
+			return 0, false, err
+		}
+		if x.sig < 0 {
+			x.sig = d.sigs.add(hashes[i])
 		}
 	}
 	d.counts.candidates++
-	est, err := u.sig.Jaccard(v.sig)
-	if err != nil {
-		return 0, false, fmt.Errorf("compare %q and %q: %w", u.Node, v.Node, err)
-	}
+	est := d.sigs.estimate(u.sig, v.sig)
 	sim = est
 	switch f.Mode {
 	case None:
@@ -424,7 +451,7 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		// cheap beside the re-read that brought them, and so no true pair that
 		// shares a bucket is lost to the estimate's noise. How often the estimate
 		// would have misled a filter is counted (estimate_filtered).
-		sim = verify.Jaccard(u.Hashes, v.Hashes)
+		sim = verify.Jaccard(hashes[0], hashes[1])
 		if est < f.Floor {
 			d.counts.estimateDropped++
 		}
@@ -446,11 +473,12 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 }
 
 // resolve decides one large bucket from its members' sets, sorted by id.
-func (d *decider) resolve(members []elem.Half) error {
+func (d *decider) resolve(members []half) error {
 	ms := make([]scored, len(members))
 	for i, h := range members {
-		ms[i].Half = h
+		ms[i] = scored{half: h, sig: -1}
 	}
+	d.sigs.reset(len(ms))
 	threshold := d.f.Threshold
 	if d.f.Mode == None {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster

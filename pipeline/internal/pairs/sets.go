@@ -1,0 +1,102 @@
+package pairs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/neardup/neardup/internal/spill"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+)
+
+// half is one end of a candidate pair or a large bucket's member (elem.Half), whose
+// hashes are in memory (Hashes, when its batch came through the runner) or still in a
+// spill file (at). A partition's spilled halves are indexed, not decoded: a family of
+// near-copies puts every member of a bucket in the bucket's partition, and its sets are
+// read from the page cache two at a time (sets.load) instead of held together.
+type half struct {
+	elem.Half
+	at setAt
+}
+
+// setAt is where a spilled half's hashes lie: n little-endian words at byte off of
+// sets.files[file-1]; file 0 means they are in memory.
+type setAt struct {
+	file int32
+	n    int32
+	off  int64
+}
+
+// sets are the spill files one partition's halves lie in, open while it is decided.
+type sets struct {
+	index map[string]int32
+	files []*os.File
+	buf   []byte
+}
+
+// gather returns the halves of a partition: those in the batch and the spilled ones,
+// indexed where they lie.
+func (s *sets) gather(batch elem.HalfBatch) ([]half, error) {
+	halves := make([]half, 0, len(batch.Items))
+	for _, h := range batch.Items {
+		halves = append(halves, half{Half: h})
+	}
+	for _, ref := range batch.Spilled {
+		file, err := s.open(spill.File(ref))
+		if err != nil {
+			return nil, err
+		}
+		err = spill.Scan(ref, func(rec []byte, off int64) error {
+			return elem.SkimHalves(rec, func(h elem.Half, at, n int) {
+				halves = append(halves, half{Half: h, at: setAt{file: file, n: int32(n), off: off + int64(at)}})
+			})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read spilled batch %s: %w", spill.File(ref), err)
+		}
+	}
+	return halves, nil
+}
+
+// open returns the number of a spill file, opening it on first use.
+func (s *sets) open(path string) (int32, error) {
+	if n, ok := s.index[path]; ok {
+		return n, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("spill: %w", err)
+	}
+	if s.index == nil {
+		s.index = map[string]int32{}
+	}
+	s.files = append(s.files, f)
+	s.index[path] = int32(len(s.files))
+	return int32(len(s.files)), nil
+}
+
+// load returns h's hashes: Hashes, or those read from its spill file into dst's memory.
+func (s *sets) load(h *half, dst []uint64) ([]uint64, error) {
+	if h.at.file == 0 {
+		return h.Hashes, nil
+	}
+	f := s.files[h.at.file-1]
+	n := int(h.at.n)
+	s.buf = slices.Grow(s.buf[:0], 8*n)[:8*n]
+	if _, err := f.ReadAt(s.buf, h.at.off); err != nil {
+		return nil, fmt.Errorf("read the shingle set of %q back from %s: %w", h.Node, f.Name(), err)
+	}
+	dst = slices.Grow(dst[:0], n)[:n]
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint64(s.buf[8*i:])
+	}
+	return dst, nil
+}
+
+func (s *sets) close() {
+	for _, f := range s.files {
+		f.Close()
+	}
+	s.files, s.index = nil, nil
+}
