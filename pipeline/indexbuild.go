@@ -10,8 +10,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/io/files"
-	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
 )
 
@@ -44,10 +42,19 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	}
 	prev := index.New(cfg.IndexParams(), shards)
 	w := indexwrite.NewTarget(cfg.Output, prev)
-	tempDir := sink.NewTempDir(cfg.Output)
-	defer files.RemoveAll(ctx, tempDir)
+	// The run directory gives the index build what it gives dedup: the lock, a temporary
+	// directory, and Beam's and Prism's logging in its beam.log rather than on stderr.
+	dir, err := openRunDir(ctx, cfg.Output)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range dir.Notes {
+		fmt.Fprintf(cfg.warnings(), "neardup index: warning: %s\n", n)
+	}
+	tempDir := dir.tmp
 	cleanSpill, err := cfg.chooseSpillDir(tempDir)
 	if err != nil {
+		dir.abort(ctx)
 		return nil, fmt.Errorf("row spill directory: %w", err)
 	}
 	defer cleanSpill()
@@ -59,14 +66,20 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 
 	res, err := runWithProgress(ctx, p, progressOut)
 	if err != nil {
-		return nil, fmt.Errorf("index pipeline failed (no index was committed at %s): %w", cfg.Output, err)
+		return nil, dir.failed(ctx, "index pipeline failed: "+jobError(err))
 	}
 	entries, err := indexwrite.ReadEntries(ctx, tempDir)
 	if err != nil {
-		return nil, err
+		return nil, dir.failed(ctx, err.Error())
 	}
 	next := prev.Next(entries)
+	if err := dir.lock.Check(ctx); err != nil {
+		return nil, dir.failed(ctx, err.Error())
+	}
 	if err := index.Commit(ctx, cfg.Output, prev, next); err != nil {
+		return nil, dir.failed(ctx, err.Error())
+	}
+	if err := dir.commit(ctx, nil, nil); err != nil {
 		return nil, err
 	}
 	st := newStats(&cfg, inputs, res, 0)

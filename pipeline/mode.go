@@ -7,6 +7,7 @@ import (
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
+	"github.com/neardup/neardup/report"
 )
 
 // Modes: what dedup writes.
@@ -33,6 +34,13 @@ func (c *Config) outputNames() []string {
 		return sink.AnnotateOutputNames(c.Format)
 	}
 	return sink.OutputNames(c.Format)
+}
+
+// olderOutputs are the names any dedup run may write (in any mode and format): an
+// --overwrite commit replaces all of those it finds, so that no older run's output stays
+// beside the new set.
+func olderOutputs() []string {
+	return append(sink.AllOutputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
 }
 
 // checkFormat checks the choices that depend on the inputs' resolved format.

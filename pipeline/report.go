@@ -13,8 +13,9 @@ import (
 
 // writeReport writes report.html among the outputs in tempDir, once stats.json is there.
 // The page is for looking at the run, not part of its result: when it cannot be built the
-// run still commits, with a warning in stats.json and no report.html (an older one is
-// removed rather than left to describe another run). It returns the names to commit.
+// run still commits, with a warning in stats.json and no report.html (the commit removes
+// an older one rather than leave it to describe another run). It returns the names to
+// commit.
 func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, names []string) ([]string, error) {
 	if cfg.Mode == ModeAnnotate {
 		// The page shows kept and removed texts side by side; an annotate run writes
@@ -30,7 +31,6 @@ func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, na
 		return names, nil
 	}
 	st.Warnings = append(st.Warnings, "report.html not written: "+err.Error())
-	files.Remove(ctx, files.Join(cfg.Output, report.HTMLFile)) // best effort: absent is fine
 	return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }),
 		output.WriteJSON(ctx, files.Join(tempDir, statsFile), st)
 }

@@ -97,7 +97,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
-	if err := dir.commit(ctx, names); err != nil {
+	if err := dir.commit(ctx, names, olderOutputs()); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
 	if err := commitIndex(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/runlock"
 	"github.com/neardup/neardup/io/sink"
@@ -38,14 +39,18 @@ type runDir struct {
 	// does nothing once committed is set (under interrupt.Critical).
 	unregister func()
 	committed  bool
+	// committing is set while commit.Commit runs: the directory may then read through
+	// the temporary directory, which abort must not remove before commit.Recover.
+	committing bool
 	// Notes are what the user should hear about the directory: a stale lock taken over,
 	// leftovers of killed runs removed.
 	Notes []string
 }
 
 // openRunDir checks that --output can be written by creating it and the temporary
-// directory, takes the lock, removes the temporary directories of runs that are gone and
-// sends Beam's logging to the log file. Problems with --output itself are UsageErrors.
+// directory, takes the lock, finishes or undoes a commit that a killed run left
+// (commit.Recover), removes the temporary directories of runs that are gone and sends
+// Beam's logging to the log file. Problems with --output itself are UsageErrors.
 func openRunDir(ctx context.Context, out string) (*runDir, error) {
 	d := &runDir{out: out, tmp: sink.NewTempDir(out)}
 	if files.IsLocal(out) {
@@ -64,6 +69,15 @@ func openRunDir(ctx context.Context, out string) (*runDir, error) {
 	d.lock = lock
 	if stale != nil {
 		d.Notes = append(d.Notes, fmt.Sprintf("took over the lock of a run that is no longer running (%s)", stale))
+	}
+	// Before removeStale: an interrupted commit's outputs are in its temporary directory.
+	recovered, err := commit.Recover(ctx, out)
+	if err != nil {
+		d.lock.Release(ctx)
+		return nil, err
+	}
+	if recovered != "" {
+		d.Notes = append(d.Notes, recovered)
 	}
 	if err := d.removeStale(ctx); err != nil {
 		d.lock.Release(ctx)
@@ -85,6 +99,14 @@ func (d *runDir) interrupted() string {
 	}
 	ctx := context.Background()
 	d.closeLog()
+	if d.committing {
+		// As in abort: the directory may read through the temporary directory.
+		if _, err := commit.Recover(ctx, d.out); err != nil {
+			d.lock.Release(ctx)
+			return fmt.Sprintf("the commit to %s was cut short; the next run into it finishes it", d.out)
+		}
+		d.committing = false
+	}
 	interrupt.Retry(func() error { return files.RemoveAll(ctx, d.tmp) })
 	if !files.IsLocal(d.out) && !d.keepLog {
 		os.Remove(d.logPath)
@@ -170,18 +192,21 @@ func (d *runDir) closeLog() {
 	d.logFile = nil
 }
 
-// commit moves the outputs into place if the lock is still this run's, then removes the
+// commit publishes the outputs names as one set replacing every older output (older:
+// every name a run may write) if the lock is still this run's, then removes the
 // temporary directory (and the log with it) and releases the lock.
 // A signal during the commit is acted on once it is done.
-func (d *runDir) commit(ctx context.Context, names []string) error {
+func (d *runDir) commit(ctx context.Context, names, older []string) error {
 	err := interrupt.Critical(func() error {
 		d.closeLog()
 		if err := d.lock.Check(ctx); err != nil {
 			return err
 		}
-		if err := sink.Commit(ctx, d.tmp, d.out, names); err != nil {
+		d.committing = true
+		if err := commit.Commit(ctx, d.tmp, d.out, names, older); err != nil {
 			return fmt.Errorf("commit outputs to %s: %w", d.out, err)
 		}
+		d.committing = false
 		d.committed = true
 		if !files.IsLocal(d.out) && !d.keepLog {
 			os.Remove(d.logPath)
@@ -199,6 +224,15 @@ func (d *runDir) commit(ctx context.Context, names []string) error {
 func (d *runDir) abort(ctx context.Context) string {
 	d.unregister()
 	d.closeLog()
+	if d.committing {
+		// The directory may read through the temporary directory: end the commit first,
+		// or, failing that, leave everything to the next run's commit.Recover.
+		if _, err := commit.Recover(ctx, d.out); err != nil {
+			d.lock.Release(ctx)
+			return d.logPath
+		}
+		d.committing = false
+	}
 	keep := ""
 	if st, err := os.Stat(d.logPath); err == nil && st.Size() > 0 {
 		keep = d.logPath
@@ -249,6 +283,10 @@ func jobError(err error) string {
 // failed aborts the run and returns its error, saying that nothing was committed and
 // where the runner's log is.
 func (d *runDir) failed(ctx context.Context, msg string) error {
+	if d.committing {
+		log := d.abort(ctx)
+		return fmt.Errorf("%s (the commit to %s was cut short; %s holds one complete set of outputs, or the next run into it completes the commit; the runner's log is %s)", msg, d.out, d.out, log)
+	}
 	if log := d.abort(ctx); log != "" {
 		return fmt.Errorf("%s (nothing was committed to %s; the runner's log is %s)", msg, d.out, log)
 	}

@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -96,4 +97,54 @@ func removeFiles(dir string) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// Tree lists what path names: itself when it is a file (rel is [""]), else the files
+// under it as paths relative to it, sorted (nil when nothing is there). On object stores
+// a "directory" is the prefix path/.
+func Tree(ctx context.Context, path string) ([]string, error) {
+	if IsLocal(path) {
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case !st.IsDir():
+			return []string{""}, nil
+		}
+		var rel []string
+		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				r, _ := filepath.Rel(path, p)
+				rel = append(rel, filepath.ToSlash(r))
+			}
+			return nil
+		})
+		return rel, err
+	}
+	exact, err := list(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", path, err)
+	}
+	for _, m := range exact {
+		if m == path {
+			return []string{""}, nil
+		}
+	}
+	under, err := list(ctx, Join(path, "**"))
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", path, err)
+	}
+	var rel []string
+	for _, m := range under {
+		if r, ok := strings.CutPrefix(m, path+"/"); ok {
+			rel = append(rel, r)
+		}
+	}
+	sort.Strings(rel)
+	return rel, nil
 }

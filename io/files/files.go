@@ -352,6 +352,33 @@ func Rename(ctx context.Context, from, to string) error {
 	return nil
 }
 
+// Copy copies the file from to the file to on the same filesystem (server-side where
+// the filesystem can), replacing to; from stays.
+func Copy(ctx context.Context, from, to string) error {
+	if scheme(from) != scheme(to) {
+		return fmt.Errorf("copy %s to %s: different filesystems", from, to)
+	}
+	if IsLocal(to) {
+		if err := os.MkdirAll(filepath.Dir(to), 0o777); err != nil {
+			return fmt.Errorf("copy %s to %s: %w", from, to, err)
+		}
+	}
+	fs, err := filesystem.New(ctx, from)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	defer fs.Close()
+	if cp, ok := fs.(filesystem.Copier); ok {
+		err = cp.Copy(ctx, from, to)
+	} else {
+		err = streamCopy(ctx, fs, from, to)
+	}
+	if err != nil {
+		return fmt.Errorf("copy %s to %s: %w", from, to, err)
+	}
+	return nil
+}
+
 func streamCopy(ctx context.Context, fs filesystem.Interface, from, to string) error {
 	r, err := fs.OpenRead(ctx, from)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
 )
@@ -82,7 +83,7 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 		require.True(t, os.IsNotExist(err), "%s appears only at commit", n)
 	}
 	shown, _ := os.ReadFile(filepath.Join(tmp, ReportTexts))
-	require.NoError(t, Commit(context.Background(), tmp, outDir, OutputNames(outFormat)))
+	require.NoError(t, commit.Commit(context.Background(), tmp, outDir, OutputNames(outFormat), nil))
 	_, err = os.Stat(tmp)
 	assert.True(t, os.IsNotExist(err), "the temp dir is removed at commit")
 

@@ -327,7 +327,7 @@ func rejectedWhole(p *plan) (bool, error) {
 // concat joins the parts, in input-file order, into the final outputs under tempDir
 // (files.Concat: on local disk the first part is moved into place and the others are
 // appended to it), deleting each part once joined. Every output is created even when
-// empty, so Commit always has all of them to move.
+// empty, so the commit always has all of them to move.
 func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}

@@ -5,20 +5,15 @@
 // record.Decision or record.Rejected, so the corpus is never shuffled and kept output is
 // the input's own records.
 //
-// Everything is written under a temporary directory; Commit moves the finished files into
-// place only after the pipeline has succeeded, so an interrupted run leaves nothing that
-// looks finished.
+// Everything is written under a temporary directory; the driver publishes the finished
+// files (io/commit) only after the pipeline has succeeded, so an interrupted run leaves
+// nothing that looks finished.
 package sink
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
@@ -35,7 +30,7 @@ const (
 	// ReportTexts is not an output: for JSONL inputs, Write also copies here, in the
 	// temporary directory, the kept lines whose texts report.html may show
 	// (record.Decision.Shown), so that the report reads a file the size of the clusters,
-	// not the corpus. Commit does not move it.
+	// not the corpus. It is not committed.
 	ReportTexts = "report-texts.jsonl"
 )
 
@@ -45,7 +40,7 @@ const MaxRejectedRecord = 64 << 10
 
 // WriteConfig says where and how Write writes.
 type WriteConfig struct {
-	TempDir string // where the outputs are written until Commit; under the output dir
+	TempDir string // where the outputs are written until the commit; under the output dir
 	// Format is the inputs' resolved format, "jsonl", "text" or "parquet"
 	// (source.OutputFormat). It names the kept file and decides how a removed record is
 	// embedded.
@@ -72,12 +67,18 @@ func KeptName(format string) string {
 	return KeptJSONL
 }
 
-// OutputNames lists the files Write produces for a format, for Commit.
+// OutputNames lists the files Write produces for a format, to commit.
 func OutputNames(format string) []string {
 	return []string{KeptName(format), Removed, Rejected}
 }
 
-// AnnotateOutputNames lists the files Write produces in annotate mode, for Commit.
+// AllOutputNames lists every file Write may produce, in any mode and format: the names
+// an --overwrite commit replaces.
+func AllOutputNames() []string {
+	return []string{KeptJSONL, KeptText, KeptParquet, Removed, Rejected, AnnotatedJSONL, AnnotatedParquet}
+}
+
+// AnnotateOutputNames lists the files Write produces in annotate mode, to commit.
 func AnnotateOutputNames(format string) []string {
 	return []string{AnnotatedName(format), Rejected}
 }
@@ -90,50 +91,4 @@ func NewTempDir(outDir string) string {
 		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
 	}
 	return files.Join(outDir, ".neardup-tmp-"+hex.EncodeToString(b[:]))
-}
-
-// Commit moves each named output from tempDir into outDir (replacing an older one), then
-// removes tempDir. The driver calls it only after the pipeline succeeded.
-//
-// On local disk an older output is first moved into tempDir and deleted with it, several
-// files at a time. Renaming over it made the kernel write the new file out (ext4's
-// safeguard for replace-by-rename) and drop the old file's pages on the spot, one file
-// after the other: 80 ms for a 100 MB kept.jsonl. A single 100k-document run now ends
-// about 2% sooner; the new files are written out by the kernel's flusher afterwards, as
-// they always were into an empty directory.
-func Commit(ctx context.Context, tempDir, outDir string, names []string) error {
-	for _, n := range names {
-		to := files.Join(outDir, n)
-		aside, err := setAside(tempDir, to, n)
-		if err != nil {
-			return fmt.Errorf("commit %s: %w", n, err)
-		}
-		if err := files.Rename(ctx, files.Join(tempDir, n), to); err != nil {
-			if aside != "" {
-				os.Rename(aside, to) // best effort: the older output stays where it was
-			}
-			return fmt.Errorf("commit %s: %w", n, err)
-		}
-	}
-	if err := files.RemoveAll(ctx, tempDir); err != nil {
-		return fmt.Errorf("commit: clean up: %w", err)
-	}
-	return nil
-}
-
-// setAside moves the local file path, an older output named name, into tempDir and
-// returns where it went ("" when there was none, or path is not local).
-func setAside(tempDir, path, name string) (string, error) {
-	if !files.IsLocal(path) {
-		return "", nil
-	}
-	aside := filepath.Join(tempDir, ".replaced-"+name)
-	switch err := os.Rename(path, aside); {
-	case err == nil:
-		return aside, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	default:
-		return "", err
-	}
 }
