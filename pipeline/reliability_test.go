@@ -198,17 +198,19 @@ func TestDuplicateIDHint(t *testing.T) {
 // An --output that an --input glob reaches is warned about: the next run with that
 // --input would read kept.jsonl back; a run that would not gets no warning.
 func TestOutputUnderInputGlobWarns(t *testing.T) {
-	dir := t.TempDir()
 	seed, err := os.ReadFile(filepath.Join(repotest.Root(t), "testdata", "seed.jsonl"))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "seed.jsonl"), seed, 0o644))
 	for _, tc := range []struct {
-		out  string
+		out  string // under the input directory
 		warn bool
-	}{{dir, true}, {filepath.Join(dir, "out"), false}} {
+	}{{"", true}, {"out", false}} {
+		// Each case has an input directory of its own: the first case's outputs would
+		// otherwise be the second case's inputs.
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "seed.jsonl"), seed, 0o644))
 		var warn bytes.Buffer
 		cfg := seedConfig(t)
-		cfg.Inputs, cfg.Output, cfg.Warnings = []string{filepath.Join(dir, "*.jsonl")}, tc.out, &warn
+		cfg.Inputs, cfg.Output, cfg.Warnings = []string{filepath.Join(dir, "*.jsonl")}, filepath.Join(dir, tc.out), &warn
 		dedup(t, cfg)
 		if tc.warn {
 			assert.Contains(t, warn.String(), "matches the outputs kept.jsonl, removed.jsonl, rejected.jsonl, clusters.jsonl in --output "+dir)
