@@ -10,6 +10,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 )
 
@@ -60,13 +62,23 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	defer cleanSpill()
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, _ := source.Read(s, inputs, cfg.sourceConfig())
+	docs, _, readCounts := source.Read(s, inputs, cfg.sourceConfig())
+	tally.Write(s, files.Join(tempDir, countsFile), readCounts)
 	rows := indexwrite.Rows(s.Scope("IndexRows"), docs, shards, cfg.indexRowOptions())
 	indexwrite.WriteShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
-	res, err := runWithProgress(ctx, p, progressOut)
-	if err != nil {
+	if _, err := runWithProgress(ctx, p, progressOut); err != nil {
 		return nil, dir.failed(ctx, "index pipeline failed: "+jobError(err))
+	}
+	if dryRun() {
+		if log := dir.abort(ctx); log != "" {
+			return nil, fmt.Errorf("%w; the runner's log, with the job graph, is %s", ErrDryRun, log)
+		}
+		return nil, ErrDryRun
+	}
+	counts, err := tally.Read(ctx, files.Join(tempDir, countsFile))
+	if err != nil {
+		return nil, dir.failed(ctx, err.Error())
 	}
 	entries, err := indexwrite.ReadEntries(ctx, tempDir)
 	if err != nil {
@@ -82,8 +94,7 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	if err := dir.commit(ctx, nil, nil); err != nil {
 		return nil, err
 	}
-	st := newStats(&cfg, inputs, res, 0)
 	return &IndexResult{Manifest: next, Counts: map[string]int64{
-		"documents_read": st.Counts["documents_read"], "records_rejected": st.Counts["records_rejected"],
+		"documents_read": counts["documents_read"], "records_rejected": counts["records_rejected"],
 	}}, nil
 }

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/against"
@@ -17,36 +19,44 @@ import (
 	"github.com/neardup/neardup/transforms/shingleset"
 )
 
-// build adds the whole dedup job to s: the files are the expanded inputs, tempDir is
-// where the outputs are written before the driver commits them. docs/architecture.md
-// draws the stages and the PCollections between them.
-func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
-	docs, rejected := source.Read(s, files, cfg.sourceConfig())
+// build adds the whole dedup job to s: inputs are the expanded input files, tempDir is
+// where the outputs are written before the driver commits them, and the counts for
+// stats.json (countsFile). docs/architecture.md draws the stages and the PCollections
+// between them.
+func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
+	docs, rejected, readCounts := source.Read(s, inputs, cfg.sourceConfig())
 	docs = against.Prefer(s, docs, cfg.preferred)
 	fo := cfg.featureOptions()
-	docLocs, sets, bands, indexEdges := features.Sign(s, docs, fo)
-	docLocs, sets, bands = against.WithIndexes(s, cfg.shardRefs(), fo, docLocs, sets, bands)
+	docLocs, sets, bands, indexEdges, signCounts := features.Sign(s, docs, fo)
+	docLocs, sets, bands, signCounts = against.WithIndexes(s, cfg.shardRefs(), fo, docLocs, sets, bands, signCounts)
 
 	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
-	exactEdges := features.Collapse(s, sets)
+	exactEdges, exactCounts := features.Collapse(s, sets)
 
-	candidates, members := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs})
+	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs})
 
-	verified, near := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
+	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
-	fates, lines := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
+	fates, lines, clusterCounts := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
 		cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
 	if cluster.IsKeepField(cfg.Keep) {
-		fates, lines = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
+		var fieldCounts beam.PCollection
+		fates, lines, fieldCounts = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
+		clusterCounts = beam.Flatten(s, clusterCounts, fieldCounts)
 	}
 
-	decisions := keep.Decide(s, locs, fates, shown, cfg.Against)
+	decisions, decideCounts := keep.Decide(s, locs, fates, shown, cfg.Against)
 	if cfg.UpdateIndex {
 		indexwrite.Update(s, decisions, cfg.indexWrite, cfg.indexRowOptions(), tempDir)
 	}
-	sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
+	writeCounts := sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
 	output.WriteSorted(s.Scope("WriteClusters"), lines, tempDir, clustersFile)
+	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signCounts, exactCounts, bucketCounts, pairCounts,
+		clusterCounts, decideCounts, writeCounts)
 }
+
+// countsFile is where build leaves the run's counts in its temporary directory.
+const countsFile = "counts.json"
 
 // Shingler shingles texts exactly as the pipeline run with this configuration does.
 func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Shingler() }

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,17 @@ import (
 
 // runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
 // Progress line to progressOut (when not nil) while it runs.
+// ErrDryRun is returned when the runner was asked for a dry run (Dataflow's --dry_run):
+// the job was translated and not submitted, so nothing was written or committed.
+var ErrDryRun = errors.New("dry run: the runner translated the job and did not submit it; nothing was written")
+
+// dryRun reports whether the runner was asked for a dry run: Dataflow's runner defines
+// the flag, which it reads itself.
+func dryRun() bool {
+	f := flag.Lookup("dry_run")
+	return f != nil && f.Value.String() == "true"
+}
+
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) { return beamx.RunWithMetrics(ctx, p) }
 	if progressOut == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
@@ -79,8 +80,18 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err != nil {
 		return nil, dir.failed(ctx, jobError(err))
 	}
+	if dryRun() {
+		if log := dir.abort(ctx); log != "" {
+			return nil, fmt.Errorf("%w; the runner's log, with the job graph, is %s", ErrDryRun, log)
+		}
+		return nil, ErrDryRun
+	}
 
-	st := newStats(&cfg, inputs, res, time.Since(start))
+	counts, err := tally.Read(ctx, files.Join(tempDir, countsFile))
+	if err != nil {
+		return nil, dir.failed(ctx, err.Error())
+	}
+	st := newStats(&cfg, inputs, counts, res, time.Since(start))
 	if err := st.check(); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -28,7 +27,6 @@ type Stats struct {
 	DamagedFiles       []DamagedFile `json:"damaged_files,omitempty"`
 	RecordsAfterDamage string        `json:"records_after_damage,omitempty"`
 
-	unchecked bool               // no metrics: check cannot hold the run to the accounting rule
 	Detection map[string]float64 `json:"detection_probability"`
 	Timings   map[string]float64 `json:"timings"`
 }
@@ -76,8 +74,8 @@ const giantClusterMinSize = 100
 // DetectionSimilarities are the similarities stats.json reports the S-curve at.
 var DetectionSimilarities = []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}
 
-// countNames are the counters copied into stats.json, in the order a reader follows the
-// pipeline; counters never incremented are reported as 0.
+// countNames are the counts stats.json always has, in the order a reader follows the
+// pipeline; counts no stage made are reported as 0.
 var countNames = []string{
 	"documents_read", "indexed_documents", "records_rejected", "damaged_files", "invalid_utf8_replaced", "shingles", "empty_documents", "capped_documents",
 	"input_ranges", "unsplittable_files",
@@ -86,7 +84,10 @@ var countNames = []string{
 	"output_kept", "output_removed", "output_rejected",
 }
 
-func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.Duration) *Stats {
+// newStats makes stats.json from counts, the run's counts (tally.Read), and res, the
+// runner's metrics, of which only timings and connected components' convergence are
+// read: metrics count attempts, which a runner may repeat.
+func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.PipelineResult, wall time.Duration) *Stats {
 	st := &Stats{
 		Parameters: Parameters{
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
@@ -106,42 +107,35 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 	for _, n := range countNames {
 		st.Counts[n] = 0
 	}
+	for name, n := range counts {
+		if i, ok := cluster.ParseSizeBucketCount(name); ok {
+			if n > 0 {
+				st.ClusterSizes[cluster.SizeBucketName(i)] += n
+			}
+			continue
+		}
+		if name == cluster.LargestClusterCount {
+			st.LargestCluster = n
+			continue
+		}
+		st.Counts[name] = n
+	}
 	nanos := map[string]string{
 		"shingle_nanos": "shingle_time", "minhash_nanos": "minhash_time", "lsh_nanos": "lsh_time", "verify_nanos": "verify_time",
 	}
 	var unconverged int64
-	seen := false
 	if res != nil {
-		all := res.Metrics().AllMetrics()
-		for _, c := range all.Counters() {
+		for _, c := range res.Metrics().AllMetrics().Counters() {
 			if c.Namespace() != elem.MetricsNS {
 				continue
 			}
-			seen = true
 			switch name := c.Name(); {
 			case nanos[name] != "":
 				st.Timings[nanos[name]] += float64(c.Result()) / 1e9
 			case name == "cc_unconverged_nodes":
 				unconverged += c.Result()
-			case strings.HasPrefix(name, "cluster_size_bucket_"):
-				if i, err := strconv.Atoi(strings.TrimPrefix(name, "cluster_size_bucket_")); err == nil && c.Result() > 0 {
-					st.ClusterSizes[cluster.SizeBucketName(i)] += c.Result()
-				}
-			case strings.HasPrefix(name, "cc_round_"):
-				// per-round Progress of --cc distributed: debugging detail, not a count
-			default:
-				st.Counts[name] += c.Result()
 			}
 		}
-		for _, d := range all.Distributions() {
-			if d.Namespace() == elem.MetricsNS && d.Name() == "cluster_size" && d.Result().Max > st.LargestCluster {
-				st.LargestCluster = d.Result().Max
-			}
-		}
-	}
-	if !seen {
-		st.Warnings = append(st.Warnings, "the runner reported no metrics: counts in stats.json are unavailable (zero) and the accounting check could not run")
-		st.unchecked = true
 	}
 	st.ConnectedComponents = CCStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
 	if cfg.CC == cluster.Distributed {
@@ -172,9 +166,6 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 // and the writers wrote exactly those records and the rejected ones.
 func (st *Stats) check() error {
 	c := st.Counts
-	if st.unchecked {
-		return nil
-	}
 	if c["kept"]+c["removed"] != c["documents_read"] {
 		return fmt.Errorf("accounting error: %d documents read but %d kept + %d removed; outputs left uncommitted",
 			c["documents_read"], c["kept"], c["removed"])

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,6 +67,10 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 		progress = stderr
 	}
 	st, err := pipeline.Run(context.Background(), cfg, progress)
+	if errors.Is(err, pipeline.ErrDryRun) {
+		fmt.Fprintf(stderr, "neardup dedup: %v\n", err)
+		return nil
+	}
 	if err != nil {
 		return indexUsageError(err)
 	}

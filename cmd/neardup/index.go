@@ -69,6 +69,10 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		progress = stderr
 	}
 	res, err := pipeline.BuildIndex(ctx, cfg, *shards, progress)
+	if errors.Is(err, pipeline.ErrDryRun) {
+		fmt.Fprintf(stderr, "neardup index: %v\n", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

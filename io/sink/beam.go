@@ -9,23 +9,17 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/neardup/neardup/internal/once"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
-)
-
-// Counters in the "neardup" namespace: the lines written to each output. Their sum equals
-// the inputs' line count (documents_read + records_rejected).
-var (
-	outputKept     = beam.NewCounter("neardup", "output_kept")
-	outputRemoved  = beam.NewCounter("neardup", "output_removed")
-	outputRejected = beam.NewCounter("neardup", "output_rejected")
 )
 
 func init() {
 	register.DoFn2x0[record.Decisions, func(string, entryBatch)](&decisionsByFileFn{})
 	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedByFileFn{})
 	register.Emitter2[string, entryBatch]()
-	register.DoFn3x2[context.Context, string, func(*entryBatch) bool, part, error](&writePartFn{})
+	register.DoFn5x1[context.Context, string, func(*entryBatch) bool, func(part), func(tally.Count), error](&writePartFn{})
+	register.Emitter1[part]()
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*part) bool, func(int), error](&concatFn{})
 	register.Iter1[entryBatch]()
 	once.Register[part]()
@@ -33,14 +27,16 @@ func init() {
 
 // Write writes kept, removed and rejected outputs under cfg.TempDir from the pipeline's
 // decisions, PCollection<record.Decisions> (batches, one Decision per Doc), and the
-// reader's rejected records, PCollection<record.Rejected>.
+// reader's rejected records, PCollection<record.Rejected>. It returns the lines written to
+// each output as a PCollection<tally.Count> (output_kept, output_removed,
+// output_rejected), whose sum equals the inputs' line count.
 //
 // Outcomes are grouped by input file; each file is re-read once, streaming, and its lines
 // are routed to per-file part files (files are written in parallel across workers, and only
 // the file's small line → outcome table is held in memory). One final step, run once after
 // every part exists, concatenates the parts in sorted file order, so each output is ordered
 // by (file, line) and identical from run to run whatever the runner or bundling.
-func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) {
+func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) (counts beam.PCollection) {
 	s = s.Scope("sink.Write")
 	if cfg.TempDir == "" {
 		panic("sink.Write: WriteConfig.TempDir is empty")
@@ -54,11 +50,12 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	d := beam.ParDo(s, &decisionsByFileFn{Annotate: cfg.Annotate != ""}, decisions)
 	r := beam.ParDo(s, &rejectedByFileFn{}, rejected)
 	byFile := beam.GroupByKey(s, beam.Flatten(s, d, r))
-	parts := beam.ParDo(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
+	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
 	// once.Group rather than a GroupByKey of the parts: it runs exactly once even when there
 	// are no parts at all (empty input), so the outputs always exist.
 	done := beam.ParDo(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, once.Group[part](s, parts))
 	once.End(s, done)
+	return counts
 }
 
 // entryBatch is some of one input file's outcomes. The grouping by file moves one
@@ -123,27 +120,32 @@ func (f *rejectedByFileFn) FinishBundle(emit func(string, entryBatch)) { f.files
 type writePartFn struct {
 	TempDir, Format string
 	Annotate        string // the --mode annotate field prefix; empty in dedup mode
+
+	counts tally.Bundle
 }
 
-func (f *writePartFn) ProcessElement(ctx context.Context, file string, batches func(*entryBatch) bool) (part, error) {
+func (f *writePartFn) ProcessElement(ctx context.Context, file string, batches func(*entryBatch) bool, emit func(part), _ func(tally.Count)) error {
 	var p plan
 	var b entryBatch
 	for batches(&b) {
 		for _, e := range b.Items {
 			if err := p.add(e); err != nil {
-				return part{}, fmt.Errorf("outcomes for %s: %w", file, err)
+				return fmt.Errorf("outcomes for %s: %w", file, err)
 			}
 		}
 	}
 	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, file, &p)
 	if err != nil {
-		return part{}, err
+		return err
 	}
-	outputKept.Inc(ctx, pt.NKept)
-	outputRemoved.Inc(ctx, pt.NRemoved)
-	outputRejected.Inc(ctx, pt.NRejected)
-	return pt, nil
+	f.counts.Add("output_kept", pt.NKept)
+	f.counts.Add("output_removed", pt.NRemoved)
+	f.counts.Add("output_rejected", pt.NRejected)
+	emit(pt)
+	return nil
 }
+
+func (f *writePartFn) FinishBundle(_ func(part), count func(tally.Count)) { f.counts.Emit(count) }
 
 type concatFn struct {
 	TempDir, Format string

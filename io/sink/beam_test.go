@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -70,13 +71,11 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 	t.Helper()
 	tmp := NewTempDir(outDir)
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := source.Read(s, fileList, source.Config{Format: format})
+	docs, rej, readCounts := source.Read(s, fileList, source.Config{Format: format})
 	decisions := beam.ParDo(s, &decideFn{Removed: removed}, docs)
 	outFormat, err := source.OutputFormat(fileList, format)
 	require.NoError(t, err)
-	Write(s, decisions, rej, WriteConfig{TempDir: tmp, Format: outFormat})
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
+	counts := tallytest.Run(t, p, s, readCounts, Write(s, decisions, rej, WriteConfig{TempDir: tmp, Format: outFormat}))
 
 	for _, n := range OutputNames(outFormat) {
 		_, err := os.Stat(filepath.Join(outDir, n))
@@ -92,12 +91,7 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 		removed:  readOut(t, outDir, Removed),
 		rejected: readOut(t, outDir, Rejected),
 		shown:    string(shown),
-		counters: map[string]int64{},
-	}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == "neardup" {
-			r.counters[c.Name()] += c.Result()
-		}
+		counters: counts,
 	}
 	return r
 }

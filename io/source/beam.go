@@ -9,26 +9,17 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/internal/ordered"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/record"
 )
 
-// Counters in the "neardup" namespace.
-var (
-	documentsRead       = beam.NewCounter("neardup", "documents_read")
-	recordsRejected     = beam.NewCounter("neardup", "records_rejected")
-	invalidUTF8Replaced = beam.NewCounter("neardup", "invalid_utf8_replaced")
-	inputRanges         = beam.NewCounter("neardup", "input_ranges")
-	unsplittableFiles   = beam.NewCounter("neardup", "unsplittable_files")
-	damagedFiles        = beam.NewCounter("neardup", "damaged_files")
-)
-
 func init() {
 	beam.RegisterType(reflect.TypeOf(Range{}))
-	register.DoFn3x0[context.Context, string, func(Range)](&splitFn{})
+	register.DoFn4x0[context.Context, string, func(Range), func(tally.Count)](&splitFn{})
 	register.DoFn3x0[context.Context, Range, func(string, Range)](&countFn{})
 	register.Function3x0(numberRanges)
-	register.DoFn4x1[context.Context, Range, func(record.Doc), func(record.Rejected), error](&readFn{})
+	register.DoFn5x1[context.Context, Range, func(record.Doc), func(record.Rejected), func(tally.Count), error](&readFn{})
 	register.Emitter1[Range]()
 	register.Emitter2[string, Range]()
 	register.Iter1[Range]()
@@ -37,7 +28,9 @@ func init() {
 }
 
 // Read reads files (the output of Files) into Docs and Rejected records, as
-// PCollection<record.Doc> and PCollection<record.Rejected>. A large input is cut into
+// PCollection<record.Doc> and PCollection<record.Rejected>, with their counts as a
+// PCollection<tally.Count> (documents_read, records_rejected, invalid_utf8_replaced,
+// damaged_files, input_ranges, unsplittable_files). A large input is cut into
 // ranges of about cfg.ChunkBytes (DefaultChunkBytes when 0): line-aligned byte ranges of
 // an uncompressed JSONL or text file, runs of row groups of a local Parquet file; so a
 // runner that spreads elements over workers (Dataflow, Flink, Spark) reads one huge file
@@ -47,37 +40,43 @@ func init() {
 // the file's records where a whole read would), the counts of one file meet by file name,
 // and each range leaves with its first line number: ids, line numbers, rejections and
 // damage are those of a whole read. The numbered ranges are shuffled before reading.
-func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected beam.PCollection) {
+func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts beam.PCollection) {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
 	chunk := cfg.ChunkBytes
 	if chunk == 0 {
 		chunk = DefaultChunkBytes
 	}
-	ranges := beam.Reshuffle(s, beam.ParDo(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList)))
+	split, splitCounts := beam.ParDo2(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList))
+	ranges := beam.Reshuffle(s, split)
 	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField}, ranges)
 	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
-	return beam.ParDo2(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
+	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
 		beam.Reshuffle(s, numbered))
+	return docs, rejected, beam.Flatten(s, splitCounts, readCounts)
 }
 
 // splitFn cuts one file into its ranges.
 type splitFn struct {
 	Format, IDField, TextField string
 	ChunkBytes                 int64
+
+	counts tally.Bundle
 }
 
-func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Range)) {
+func (f *splitFn) ProcessElement(ctx context.Context, file string, emit func(Range), _ func(tally.Count)) {
 	rs := Split(ctx, file, Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}, f.ChunkBytes)
 	if _, err := FileFormat(file, f.Format); err == nil && files.Compression(file) != "" {
 		// A compressed stream can only be read from its start, by one worker.
-		unsplittableFiles.Inc(ctx, 1)
+		f.counts.Add("unsplittable_files", 1)
 	}
-	inputRanges.Inc(ctx, int64(len(rs)))
+	f.counts.Add("input_ranges", int64(len(rs)))
 	for _, r := range rs {
 		emit(r)
 	}
 }
+
+func (f *splitFn) FinishBundle(_ func(Range), count func(tally.Count)) { f.counts.Emit(count) }
 
 // countFn keys a range by its file and, for a split range, counts the lines it owns and
 // finds damage (CountRange). Prism hands it every range in one bundle, so the ranges are
@@ -122,21 +121,25 @@ func numberRanges(_ string, iter func(*Range) bool, emit func(Range)) {
 type readFn struct {
 	Format, IDField, TextField string
 	FailOnDamage               bool
+
+	counts tally.Bundle
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, r Range, doc func(record.Doc), rej func(record.Rejected)) error {
+func (f *readFn) ProcessElement(ctx context.Context, r Range, doc func(record.Doc), rej func(record.Rejected), _ func(tally.Count)) error {
 	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
-	// Counters are added per range, not per record: per-record Inc would dominate the
-	// cost of small records.
 	st := ReadRange(ctx, r, cfg, doc, rej)
-	documentsRead.Inc(ctx, st.Docs)
-	recordsRejected.Inc(ctx, st.Rejected)
-	invalidUTF8Replaced.Inc(ctx, st.InvalidUTF8)
+	f.counts.Add("documents_read", st.Docs)
+	f.counts.Add("records_rejected", st.Rejected)
+	f.counts.Add("invalid_utf8_replaced", st.InvalidUTF8)
 	if st.Damaged != nil {
 		if f.FailOnDamage {
 			return st.Damaged
 		}
-		damagedFiles.Inc(ctx, 1)
+		f.counts.Add("damaged_files", 1)
 	}
 	return nil
+}
+
+func (f *readFn) FinishBundle(_ func(record.Doc), _ func(record.Rejected), count func(tally.Count)) {
+	f.counts.Emit(count)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/record"
 )
 
@@ -21,7 +22,7 @@ func TestReadPipeline(t *testing.T) {
 	missing := filepath.Join(dir, "gone.jsonl")
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := Read(s, []string{a, b, missing}, Config{})
+	docs, rej, counts := Read(s, []string{a, b, missing}, Config{})
 	passert.Equals(s, docs,
 		record.Doc{ID: "D1", File: a, Line: 1, Text: "red blue green"},
 		record.Doc{ID: "D2", File: a, Line: 4, Text: "bad \uFFFD"},
@@ -33,7 +34,7 @@ func TestReadPipeline(t *testing.T) {
 		record.Rejected{File: b, Line: 2, Reason: `field "text": missing`},
 		record.Rejected{File: missing, Line: 0, Reason: OpenErrorPrefix + "open " + missing + ": open " + missing + ": no such file or directory"},
 	)
-	counters := runCounters(t, p)
+	counters := tallytest.Run(t, p, s, counts)
 	assert.Equal(t, map[string]int64{"documents_read": 3, "records_rejected": 4, "invalid_utf8_replaced": 1,
 		"input_ranges": 3, "unsplittable_files": 1, "damaged_files": 1}, counters)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/io/parquetfile"
 	"github.com/neardup/neardup/io/parquetfile/parquettest"
 	"github.com/neardup/neardup/record"
@@ -177,10 +178,10 @@ func TestReadPipelineSplitsOneParquetFile(t *testing.T) {
 	wantDocs, wantRej, _ := readFile(t, file, Config{})
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := Read(s, []string{file}, Config{ChunkBytes: 1})
+	docs, rej, counts := Read(s, []string{file}, Config{ChunkBytes: 1})
 	passert.Equals(s, docs, anySlice(wantDocs)...)
 	passert.Equals(s, rej, anySlice(wantRej)...)
-	counters := runCounters(t, p)
+	counters := tallytest.Run(t, p, s, counts)
 	assert.Equal(t, map[string]int64{"documents_read": int64(len(wantDocs)), "records_rejected": int64(len(wantRej)),
 		"invalid_utf8_replaced": 5, "input_ranges": 21}, counters)
 }
@@ -194,31 +195,18 @@ func TestReadPipelineSplitParquetDamaged(t *testing.T) {
 	wantDocs, wantRej, _ := readFile(t, file, Config{})
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := Read(s, []string{file}, Config{ChunkBytes: 1})
+	docs, rej, counts := Read(s, []string{file}, Config{ChunkBytes: 1})
 	passert.Equals(s, docs, anySlice(wantDocs)...)
 	passert.Equals(s, rej, anySlice(wantRej)...)
-	counters := runCounters(t, p)
+	counters := tallytest.Run(t, p, s, counts)
 	assert.Equal(t, int64(1), counters["damaged_files"])
 	assert.Equal(t, int64(30), counters["documents_read"]+counters["records_rejected"]-1, "rows 1-30, then the damage")
 
 	p, s = beam.NewPipelineWithRoot()
-	docs, _ = Read(s, []string{file}, Config{ChunkBytes: 1, FailOnDamage: true})
+	docs, _, _ = Read(s, []string{file}, Config{ChunkBytes: 1, FailOnDamage: true})
 	passert.Count(s, docs, "docs", len(wantDocs))
 	_, err := ptest.RunWithMetrics(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "input "+file+" is damaged")
 	assert.Contains(t, err.Error(), "last good row 30")
-}
-
-func runCounters(t *testing.T, p *beam.Pipeline) map[string]int64 {
-	t.Helper()
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-	counters := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == "neardup" {
-			counters[c.Name()] += c.Result()
-		}
-	}
-	return counters
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/record"
 )
 
@@ -129,13 +130,13 @@ func TestReadPipelineParquet(t *testing.T) {
 	require.True(t, os.IsNotExist(err))
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := Read(s, []string{a, gone}, Config{Format: FormatParquet})
+	docs, rej, counts := Read(s, []string{a, gone}, Config{Format: FormatParquet})
 	passert.Equals(s, docs,
 		record.Doc{ID: "1", File: a, Line: 1, Text: "red blue green"},
 		record.Doc{ID: "3", File: a, Line: 3, Text: "black white"},
 	)
 	passert.Count(s, rej, "rejected", 2)
-	counters := runCounters(t, p)
+	counters := tallytest.Run(t, p, s, counts)
 	assert.Equal(t, map[string]int64{"documents_read": 2, "records_rejected": 2, "invalid_utf8_replaced": 0,
 		"input_ranges": 2, "damaged_files": 1}, counters)
 }

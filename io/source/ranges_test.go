@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,15 +111,10 @@ func TestReadPipelineSplitsOneFile(t *testing.T) {
 	wantDocs = append(wantDocs, zDocs...)
 
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej := Read(s, []string{file, gzFile}, Config{ChunkBytes: 512})
+	docs, rej, counts := Read(s, []string{file, gzFile}, Config{ChunkBytes: 512})
 	passert.Equals(s, docs, anySlice(wantDocs)...)
 	passert.Equals(s, rej, anySlice(wantRej)...)
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-	counters := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		counters[c.Name()] += c.Result()
-	}
+	counters := tallytest.Run(t, p, s, counts)
 	info, err := os.Stat(file)
 	require.NoError(t, err)
 	assert.Equal(t, (info.Size()+511)/512+1, counters["input_ranges"], "one range per 512 bytes, plus the .gz whole")

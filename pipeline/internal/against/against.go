@@ -12,18 +12,17 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/pipeline/internal/features"
 	"github.com/neardup/neardup/record"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, ShardRef, func(int, elem.LocBatch), func(int, elem.SetBatch), func(int, elem.BandBatch), error](&readIndexFn{})
+	register.DoFn6x1[context.Context, ShardRef, func(int, elem.LocBatch), func(int, elem.SetBatch), func(int, elem.BandBatch), func(tally.Count), error](&readIndexFn{})
 	register.DoFn2x0[record.Doc, func(record.Doc)](&preferFn{})
 	register.Emitter1[record.Doc]()
 }
-
-var indexedDocuments = beam.NewCounter(elem.MetricsNS, "indexed_documents")
 
 // ShardRef is one shard file of the ord-th index.
 type ShardRef struct {
@@ -42,17 +41,18 @@ func Prefer(s beam.Scope, docs beam.PCollection, preferred []string) beam.PColle
 
 // WithIndexes adds the indexed documents' locations (PCollection<KV<int, LocBatch>>),
 // set fingerprints (KV<int, SetBatch>) and band entries (KV<int, BandBatch>) to the
-// input documents', made by the same locate and featurize DoFns. They are made where
-// each shard file is read: indexed documents, which carry their shingle hashes, are
-// never shuffled as Docs.
-func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, locs, sets, bands beam.PCollection) (beam.PCollection, beam.PCollection, beam.PCollection) {
+// input documents', made by the same locate and featurize DoFns, and adds the indexed
+// documents' counts (indexed_documents and features.Sign's) to counts, a
+// PCollection<tally.Count>. They are made where each shard file is read: indexed
+// documents, which carry their shingle hashes, are never shuffled as Docs.
+func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, locs, sets, bands, counts beam.PCollection) (beam.PCollection, beam.PCollection, beam.PCollection, beam.PCollection) {
 	if len(refs) == 0 {
-		return locs, sets, bands
+		return locs, sets, bands, counts
 	}
 	s = s.Scope("ReadIndexes")
 	o.Lookup = nil // indexed documents are never looked up
-	il, is, ib := beam.ParDo3(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
-	return beam.Flatten(s, locs, il), beam.Flatten(s, sets, is), beam.Flatten(s, bands, ib)
+	out := beam.ParDoN(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
+	return beam.Flatten(s, locs, out[0]), beam.Flatten(s, sets, out[1]), beam.Flatten(s, bands, out[2]), beam.Flatten(s, counts, out[3])
 }
 
 // noEdges receives the edges to looked-up indexes of a featurizing that has none.
@@ -92,18 +92,18 @@ func (f *readIndexFn) Setup() error {
 
 func (f *readIndexFn) Teardown() { f.Featurize.Teardown() }
 
-func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc func(int, elem.LocBatch), emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch)) error {
+func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc func(int, elem.LocBatch), emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) error {
 	var n int64
 	err := index.ReadShard(ctx, ref.Path, func(num int64, r index.Row) error {
 		n++
 		d := record.Doc{ID: elem.IndexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
 		f.Locate.ProcessElement(d, emitLoc)
-		f.Featurize.ProcessElement(d, emitSet, emitBand, noEdges)
+		f.Featurize.ProcessElement(d, emitSet, emitBand, noEdges, emitCount)
 		return nil
 	})
 	// Both batch their output: flush it while this element's emitters are valid.
 	f.Locate.FinishBundle(emitLoc)
-	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, noEdges)
-	indexedDocuments.Inc(ctx, n)
+	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, noEdges, emitCount)
+	emitCount(tally.Count{Name: "indexed_documents", N: n})
 	return errors.Join(err, ferr)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/internal/hashsort"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/transforms/candidates"
 )
@@ -27,14 +28,11 @@ type Options struct {
 
 func init() {
 	register.Function2x1(appendBandEntries)
-	register.DoFn5x1[context.Context, int, elem.BandBatch, func(int, elem.EdgeBatch), func(int, elem.HalfBatch), error](&bucketFn{})
+	register.DoFn6x1[context.Context, int, elem.BandBatch, func(int, elem.EdgeBatch), func(int, elem.HalfBatch), func(tally.Count), error](&bucketFn{})
 }
 
 var (
-	bucketsShared    = beam.NewCounter(elem.MetricsNS, "shared_buckets")
-	bucketEdgesTotal = beam.NewCounter(elem.MetricsNS, "bucket_edges")
-	largeBuckets     = beam.NewCounter(elem.MetricsNS, "large_buckets")
-	lshNanos         = beam.NewCounter(elem.MetricsNS, "lsh_nanos")
+	lshNanos = beam.NewCounter(elem.MetricsNS, "lsh_nanos")
 )
 
 // Candidates turns the band entries, PCollection<KV<int, BandBatch>> gathered by band-key
@@ -45,10 +43,11 @@ var (
 // bucket by bucket (candidates.Resolve). idCheck, an empty PCollection<KV<int, BandBatch>>
 // (features.CheckUniqueIDs), is grouped with the bands only to be waited for: a side input
 // would wait as well, but Prism's scheduler spins while a stage that reads one runs (see
-// internal/once).
-func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members beam.PCollection) {
+// internal/once). Its counts come out as PCollection<tally.Count> (shared_buckets,
+// bucket_edges, large_buckets).
+func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("LSHBuckets")
-	return beam.ParDo2(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll},
+	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll},
 		elem.Gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
 }
 
@@ -63,7 +62,8 @@ type bucketFn struct {
 	Partitions int
 	MaxAll     int
 
-	pool *elem.PartitionPool[elem.BandBatch, bucketed]
+	pool   *elem.PartitionPool[elem.BandBatch, bucketed]
+	counts tally.Bundle
 }
 
 // bucketed is what one band partition yields: candidate edges and large-bucket members
@@ -83,12 +83,14 @@ func (f *bucketFn) Setup() {
 func (f *bucketFn) Teardown() { f.pool.Close() }
 
 func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch elem.BandBatch,
-	emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
+	emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch), _ func(tally.Count)) error {
 	return f.pool.Add(batch, func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 }
 
-func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
-	return f.pool.Flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
+func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch), emitCount func(tally.Count)) error {
+	err := f.pool.Flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
+	f.counts.Emit(emitCount)
+	return err
 }
 
 func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
@@ -101,9 +103,9 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 	for _, p := range elem.SortedKeys(b.members) {
 		emitMember(p, elem.HalfBatch{Items: b.members[p]})
 	}
-	bucketsShared.Inc(ctx, b.shared)
-	bucketEdgesTotal.Inc(ctx, b.pairs)
-	largeBuckets.Inc(ctx, b.large)
+	f.counts.Add("shared_buckets", b.shared)
+	f.counts.Add("bucket_edges", b.pairs)
+	f.counts.Add("large_buckets", b.large)
 	lshNanos.Inc(ctx, b.nanos)
 	elem.Progress.Stage.Store("lsh")
 	return nil

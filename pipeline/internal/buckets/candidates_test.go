@@ -99,7 +99,7 @@ func TestCandidates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			entries := beam.CreateList(s, tc.bands)
-			edges, members := Candidates(s, beam.ParDo(s, bandByKey, entries), beam.ParDo(s, noBands, entries),
+			edges, members, _ := Candidates(s, beam.ParDo(s, bandByKey, entries), beam.ParDo(s, noBands, entries),
 				Options{Partitions: testPartitions, MaxAll: tc.maxAll})
 			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), toAny(tc.edges)...)
 			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), toAny(tc.members)...)

@@ -5,7 +5,6 @@ package cluster
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/bits"
@@ -17,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/connectedcomponents"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
@@ -47,12 +47,12 @@ type Options struct {
 }
 
 func init() {
-	register.DoFn5x1[context.Context, int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), error](&clusterLocalFn{})
+	register.DoFn5x1[int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterLocalFn{})
 	register.Function3x0(edgeEndpoints)
 	register.Function3x0(edgeMembers)
 	register.Function2x1(mergeMember)
 	register.Function4x0(labelledMember)
-	register.DoFn5x1[context.Context, string, func(*elem.Member) bool, func(int, elem.FateBatch), func(elem.LineBatch), error](&clusterDistributedFn{})
+	register.DoFn5x1[string, func(*elem.Member) bool, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterDistributedFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
 	register.Emitter2[int, elem.FateBatch]()
 	register.Emitter2[string, elem.Member]()
@@ -60,19 +60,25 @@ func init() {
 	register.Iter1[string]()
 }
 
-var (
-	clustersTotal = beam.NewCounter(elem.MetricsNS, "clusters")
-	clusterSizes  = beam.NewDistribution(elem.MetricsNS, "cluster_size")
-	// sizeBuckets[i] counts clusters of 2^i+1 .. 2^(i+1) members (bucket 0: size 2... see
-	// sizeBucket); stats.json turns them into the cluster-size histogram.
-	sizeBuckets = func() []beam.Counter {
-		cs := make([]beam.Counter, 40)
-		for i := range cs {
-			cs[i] = beam.NewCounter(elem.MetricsNS, fmt.Sprintf("cluster_size_bucket_%02d", i))
-		}
-		return cs
-	}()
+// Names of the cluster counts: the number of clusters, the largest cluster's size, and
+// SizeBucketCount(i) for the clusters in histogram bucket i, which stats.json shows.
+const (
+	ClustersCount       = "clusters"
+	LargestClusterCount = "largest_cluster"
+	sizeBucketPrefix    = "cluster_size_bucket_"
 )
+
+// SizeBucketCount names the count of clusters in histogram bucket i (see sizeBucket).
+func SizeBucketCount(i int) string { return fmt.Sprintf("%s%02d", sizeBucketPrefix, i) }
+
+// ParseSizeBucketCount is the inverse of SizeBucketCount.
+func ParseSizeBucketCount(name string) (int, bool) {
+	if !strings.HasPrefix(name, sizeBucketPrefix) {
+		return 0, false
+	}
+	i, err := strconv.Atoi(strings.TrimPrefix(name, sizeBucketPrefix))
+	return i, err == nil
+}
 
 // sizeBucket is the histogram bucket of a cluster size n ≥ 2: bucket i holds sizes
 // 2^i+1 … 2^(i+1), so 2, 3–4, 5–8, 9–16, …
@@ -89,15 +95,16 @@ func SizeBucketName(i int) string {
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
-// gathered by id partition, and the clusters.jsonl lines, one per cluster, in batches,
-// sorted by cluster id when written (PCollection<LineBatch>).
-func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines beam.PCollection) {
+// gathered by id partition, the clusters.jsonl lines, one per cluster, in batches,
+// sorted by cluster id when written (PCollection<LineBatch>), and the cluster counts
+// (PCollection<tally.Count>, see ClustersCount).
+func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, counts beam.PCollection) {
 	s = s.Scope("Cluster")
 	if o.CC == Distributed {
 		return clusterDistributed(s, edges, o)
 	}
-	fates, lines = beam.ParDo2(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather(s, elem.AppendEdges, edges))
-	return elem.Gather(s, elem.AppendFates, fates), lines
+	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather(s, elem.AppendEdges, edges))
+	return elem.Gather(s, elem.AppendFates, fates), lines, counts
 }
 
 // clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
@@ -106,9 +113,11 @@ func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines beam
 type clusterLocalFn struct {
 	Partitions int
 	Keep       string
+
+	counts tally.Bundle
 }
 
-func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
+func (f *clusterLocalFn) ProcessElement(_ int, batch elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	edges := batch.Items
 	index := map[string]int{}
 	var members []elem.Member
@@ -148,7 +157,7 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch elem.E
 	byPart := map[int][]elem.Fate{}
 	var lines []elem.SortedLine
 	for _, r := range elem.SortedKeys(comps) {
-		fates, label, line, err := keepOne(ctx, comps[r], f.Keep)
+		fates, label, line, err := keepOne(&f.counts, comps[r], f.Keep)
 		if err != nil {
 			return err
 		}
@@ -173,6 +182,10 @@ func (f *clusterLocalFn) ProcessElement(ctx context.Context, _ int, batch elem.E
 	return nil
 }
 
+func (f *clusterLocalFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
+	f.counts.Emit(emitCount)
+}
+
 // Line is one line of clusters.jsonl.
 type Line struct {
 	Cluster string   `json:"cluster"`
@@ -186,7 +199,7 @@ type Line struct {
 // keeps that member (smallest-id) or the longest text, ties going to the smaller id.
 // Under a field policy it only labels the members: keep.ByField decides once their field
 // values are read, and no line is returned.
-func keepOne(ctx context.Context, members []elem.Member, keep string) (fates []elem.Fate, label, line string, err error) {
+func keepOne(counts *tally.Bundle, members []elem.Member, keep string) (fates []elem.Fate, label, line string, err error) {
 	slices.SortFunc(members, func(a, b elem.Member) int { return cmp.Compare(a.ID, b.ID) })
 	label, kept := members[0].ID, members[0]
 	// Ids sort by class (indexed, preferred, input; see elem.IDClass): the policy picks
@@ -208,13 +221,14 @@ func keepOne(ctx context.Context, members []elem.Member, keep string) (fates []e
 			}
 		}
 	}
-	return Settle(ctx, members, label, kept.ID)
+	return Settle(counts, members, label, kept.ID)
 }
 
 // Settle records the decision for one cluster whose members are sorted by id: each
-// input member's fate, the cluster's counters and its clusters.jsonl line. Indexed
-// members are listed apart: they are never removed and are no input records to decide.
-func Settle(ctx context.Context, members []elem.Member, label, kept string) (fates []elem.Fate, _, line string, err error) {
+// input member's fate, the cluster's counts (added to counts) and its clusters.jsonl
+// line. Indexed members are listed apart: they are never removed and are no input
+// records to decide.
+func Settle(counts *tally.Bundle, members []elem.Member, label, kept string) (fates []elem.Fate, _, line string, err error) {
 	ids := make([]string, 0, len(members))
 	var indexed []string
 	for _, m := range members {
@@ -225,9 +239,9 @@ func Settle(ctx context.Context, members []elem.Member, label, kept string) (fat
 		ids = append(ids, elem.ExternalID(m.ID))
 		fates = append(fates, elem.Fate{ID: m.ID, Cluster: kept, Removed: m.ID != kept, Sim: m.Sim, Size: int64(len(members))})
 	}
-	clustersTotal.Inc(ctx, 1)
-	clusterSizes.Update(ctx, int64(len(members)))
-	sizeBuckets[sizeBucket(len(members))].Inc(ctx, 1)
+	counts.Add(ClustersCount, 1)
+	counts.Max(LargestClusterCount, int64(len(members)))
+	counts.Add(SizeBucketCount(sizeBucket(len(members))), 1)
 	b, err := json.Marshal(Line{Cluster: elem.ExternalID(label), Size: len(ids), Kept: elem.ExternalID(kept), Members: ids, Indexed: indexed})
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cluster %q: %w", label, err)
@@ -237,13 +251,13 @@ func Settle(ctx context.Context, members []elem.Member, label, kept string) (fat
 
 // clusterDistributed labels with large-star/small-star rounds, then groups each
 // cluster's members by label for the keep policy.
-func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates, lines beam.PCollection) {
+func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, counts beam.PCollection) {
 	labels, unconverged := connectedcomponents.Label(s, beam.ParDo(s, edgeEndpoints, edges), connectedcomponents.Options{Rounds: o.Rounds})
 	beam.ParDo0(s, &checkConvergedFn{Rounds: o.Rounds}, unconverged)
 	info := beam.CombinePerKey(s, mergeMember, beam.ParDo(s, edgeMembers, edges))
 	byLabel := beam.ParDo(s, labelledMember, beam.CoGroupByKey(s, labels, info))
-	fates, lines = beam.ParDo2(s, &clusterDistributedFn{Partitions: o.Partitions, Keep: o.Keep}, beam.GroupByKey(s, byLabel))
-	return elem.Gather(s, elem.AppendFates, fates), lines
+	fates, lines, counts = beam.ParDo3(s, &clusterDistributedFn{Partitions: o.Partitions, Keep: o.Keep}, beam.GroupByKey(s, byLabel))
+	return elem.Gather(s, elem.AppendFates, fates), lines, counts
 }
 
 func edgeEndpoints(_ int, batch elem.EdgeBatch, emit func(string, string)) {
@@ -277,15 +291,21 @@ func labelledMember(_ string, labels func(*string) bool, infos func(*elem.Member
 type clusterDistributedFn struct {
 	Partitions int
 	Keep       string
+
+	counts tally.Bundle
 }
 
-func (f *clusterDistributedFn) ProcessElement(ctx context.Context, _ string, iter func(*elem.Member) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
+func (f *clusterDistributedFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
+	f.counts.Emit(emitCount)
+}
+
+func (f *clusterDistributedFn) ProcessElement(_ string, iter func(*elem.Member) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	var members []elem.Member
 	var m elem.Member
 	for iter(&m) {
 		members = append(members, m)
 	}
-	fates, label, line, err := keepOne(ctx, members, f.Keep)
+	fates, label, line, err := keepOne(&f.counts, members, f.Keep)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func TestClusterTransform(t *testing.T) {
 		t.Run(tc.cc+"/"+tc.keep, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.ParDo(s, singleEdge, beam.CreateList(s, edges))
-			_, lines := Cluster(s, in, Options{CC: tc.cc, Rounds: 12, Partitions: 4, Keep: tc.keep})
+			_, lines, _ := Cluster(s, in, Options{CC: tc.cc, Rounds: 12, Partitions: 4, Keep: tc.keep})
 			passert.Equals(s, beam.ParDo(s, lineTexts, lines), toAny(tc.lines)...)
 			require.NoError(t, ptest.Run(p))
 		})

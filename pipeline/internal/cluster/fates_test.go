@@ -73,7 +73,7 @@ func TestClusterFates(t *testing.T) {
 			t.Run(tc.name+"/"+cc, func(t *testing.T) {
 				p, s := beam.NewPipelineWithRoot()
 				in := beam.ParDo(s, singleEdge, beam.CreateList(s, tc.edges))
-				fates, lines := Cluster(s, in, Options{CC: cc, Rounds: 12, Partitions: fatePartitions, Keep: tc.keep})
+				fates, lines, _ := Cluster(s, in, Options{CC: cc, Rounds: 12, Partitions: fatePartitions, Keep: tc.keep})
 				passert.Equals(s, beam.ParDo(s, &fateTextsFn{Partitions: fatePartitions}, fates), toAny(tc.fates)...)
 				passert.Count(s, beam.ParDo(s, lineTexts, lines), "lines", tc.lines)
 				require.NoError(t, ptest.Run(p))

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/internal/ordered"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/lsh"
@@ -44,11 +45,13 @@ type Options struct {
 // partition, PCollection<KV<int, elem.LocBatch>>, its set fingerprints by set partition,
 // PCollection<KV<int, elem.SetBatch>>, and its band entries by band-key partition,
 // PCollection<KV<int, elem.BandBatch>>, all ungathered; and its verified edges to the
-// documents of the o.Lookup indexes, PCollection<KV<int, elem.EdgeBatch>> under key 0.
-func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands, indexed beam.PCollection) {
-	sets, bands, indexed = beam.ParDo3(s.Scope("ShingleSign"), NewFeaturize(o), docs)
+// documents of the o.Lookup indexes, PCollection<KV<int, elem.EdgeBatch>> under key 0;
+// and its counts, PCollection<tally.Count> (shingles, empty_documents, capped_documents,
+// index_verified_pairs).
+func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands, indexed, counts beam.PCollection) {
+	out := beam.ParDoN(s.Scope("ShingleSign"), NewFeaturize(o), docs)
 	locs = beam.ParDo(s.Scope("Locate"), NewLocate(o), docs)
-	return locs, sets, bands, indexed
+	return locs, out[0], out[1], out[2], out[3]
 }
 
 // NewLocate is the DoFn Sign locates documents with.
@@ -70,17 +73,18 @@ func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.
 
 // Collapse gathers the set fingerprints, PCollection<KV<int, elem.SetBatch>>, by set
 // partition and joins exact duplicates: PCollection<KV<int, elem.EdgeBatch>> of
-// similarity-1.0 edges, under key 0.
-func Collapse(s beam.Scope, sets beam.PCollection) beam.PCollection {
+// similarity-1.0 edges, under key 0, and their number as PCollection<tally.Count>
+// (exact_duplicates).
+func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollection) {
 	s = s.Scope("CollapseExactDuplicates")
-	return beam.ParDo(s, collapseFn{}, elem.Gather(s, elem.AppendSets, sets))
+	return beam.ParDo2(s, &collapseFn{}, elem.Gather(s, elem.AppendSets, sets))
 }
 
 func init() {
 	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
 	register.Function4x1(checkUniqueIDs)
-	register.DoFn4x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch)](&FeaturizeFn{})
-	register.DoFn4x0[context.Context, int, elem.SetBatch, func(int, elem.EdgeBatch)](&collapseFn{})
+	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
+	register.DoFn4x0[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count)](&collapseFn{})
 	register.Emitter2[int, elem.LocBatch]()
 	register.Emitter2[int, elem.SetBatch]()
 	register.Emitter2[int, elem.BandBatch]()
@@ -88,12 +92,8 @@ func init() {
 }
 
 var (
-	shinglesTotal   = beam.NewCounter(elem.MetricsNS, "shingles")
-	emptyDocuments  = beam.NewCounter(elem.MetricsNS, "empty_documents")
-	cappedDocuments = beam.NewCounter(elem.MetricsNS, "capped_documents")
-	exactDuplicates = beam.NewCounter(elem.MetricsNS, "exact_duplicates")
-	shingleNanos    = beam.NewCounter(elem.MetricsNS, "shingle_nanos")
-	minhashNanos    = beam.NewCounter(elem.MetricsNS, "minhash_nanos")
+	shingleNanos = beam.NewCounter(elem.MetricsNS, "shingle_nanos")
+	minhashNanos = beam.NewCounter(elem.MetricsNS, "minhash_nanos")
 )
 
 // LocateFn keys a document's position by its id's partition, in batches per partition.
@@ -203,7 +203,7 @@ type FeaturizeFn struct {
 	count   featureCounts // the bundle's counter sums
 }
 
-// featureCounts sums counters over a bundle: one Inc per bundle, not per document.
+// featureCounts sums counts over a bundle.
 type featureCounts struct {
 	shingles, capped, empty, shingleNanos, minhashNanos, lookupEdges int64
 }
@@ -258,11 +258,11 @@ const featurizeChunk = 64
 // checkSeed seeds the second set fingerprint; any constant other than 0 (SetHash's).
 const checkSeed = 0x6e656172647570
 
-func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) {
+func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch), _ func(tally.Count)) {
 	f.pool.Add(d, func(r features) { f.collect(r, emitSet, emitBand, emitEdge) })
 }
 
-func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) error {
+func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch), emitCount func(tally.Count)) error {
 	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand, emitEdge) })
 	if f.err != nil {
 		err := f.err
@@ -279,12 +279,14 @@ func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.S
 		return err
 	}
 	c := f.count
-	cappedDocuments.Inc(ctx, c.capped)
-	shinglesTotal.Inc(ctx, c.shingles)
-	emptyDocuments.Inc(ctx, c.empty)
+	var counts tally.Bundle
+	counts.Add("capped_documents", c.capped)
+	counts.Add("shingles", c.shingles)
+	counts.Add("empty_documents", c.empty)
+	counts.Add("index_verified_pairs", c.lookupEdges)
+	counts.Emit(emitCount)
 	shingleNanos.Inc(ctx, c.shingleNanos)
 	minhashNanos.Inc(ctx, c.minhashNanos)
-	indexVerified.Inc(ctx, c.lookupEdges)
 	f.count = featureCounts{}
 	return nil
 }
@@ -329,9 +331,9 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 // similarity-1.0 edge, so exact duplicates never need verifying and LSH buckets can keep
 // one member per set. Sets are equal when both 64-bit fingerprints are (a false match
 // among a billion distinct sets is about 10⁻²⁰ likely).
-type collapseFn struct{}
+type collapseFn struct{ counts tally.Bundle }
 
-func (collapseFn) ProcessElement(ctx context.Context, _ int, batch elem.SetBatch, emitEdges func(int, elem.EdgeBatch)) {
+func (f *collapseFn) ProcessElement(_ int, batch elem.SetBatch, emitEdges func(int, elem.EdgeBatch), _ func(tally.Count)) {
 	keys := batch.Items
 	slices.SortFunc(keys, func(a, b elem.SetKey) int {
 		switch { // not cmp.Or, which would compare the ids every time
@@ -351,8 +353,12 @@ func (collapseFn) ProcessElement(ctx context.Context, _ int, batch elem.SetBatch
 		}
 		edges = append(edges, elem.Edge{U: keys[rep].ID, V: keys[i].ID, Sim: 1, ULen: keys[rep].Length, VLen: keys[i].Length})
 	}
+	f.counts.Add("exact_duplicates", int64(len(edges)))
 	if len(edges) > 0 {
-		exactDuplicates.Inc(ctx, int64(len(edges)))
 		emitEdges(0, elem.EdgeBatch{Items: edges})
 	}
+}
+
+func (f *collapseFn) FinishBundle(_ func(int, elem.EdgeBatch), emitCount func(tally.Count)) {
+	f.counts.Emit(emitCount)
 }

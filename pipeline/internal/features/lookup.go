@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
@@ -26,9 +24,6 @@ type LookupRef struct {
 	Params     index.Params
 	Generation int
 }
-
-// indexVerified counts the verified pairs of a document and an indexed one.
-var indexVerified = beam.NewCounter(elem.MetricsNS, "index_verified_pairs")
 
 // openLookups opens the indexes of refs at the generations the driver checked.
 func openLookups(ctx context.Context, refs []LookupRef) ([]*index.Segments, error) {

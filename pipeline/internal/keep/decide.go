@@ -1,35 +1,31 @@
 package keep
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*elem.LocBatch) bool, func(*elem.FateBatch) bool, func(*string) bool, func(record.Decisions), error](&decideFn{})
+	register.DoFn6x1[int, func(*elem.LocBatch) bool, func(*elem.FateBatch) bool, func(*string) bool, func(record.Decisions), func(tally.Count), error](&decideFn{})
 	register.Emitter1[record.Decisions]()
 	register.Iter1[string]()
 	register.Iter1[elem.LocBatch]()
 	register.Iter1[elem.FateBatch]()
 }
 
-var (
-	keptTotal    = beam.NewCounter(elem.MetricsNS, "kept")
-	removedTotal = beam.NewCounter(elem.MetricsNS, "removed")
-)
-
 // Decide gives every input document its Decision from the gathered locations,
 // PCollection<KV<int, elem.LocBatch>>, the fates of the clustered ones,
 // PCollection<KV<int, elem.FateBatch>>, and the ids report.html may show,
 // PCollection<KV<int, string>>, all by id partition. It returns
-// PCollection<record.Decisions>. indexes names the --against indexes.
-func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string) beam.PCollection {
-	return beam.ParDo(s.Scope("Decide"), decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
+// PCollection<record.Decisions> and the counts kept and removed,
+// PCollection<tally.Count>. indexes names the --against indexes.
+func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string) (decisions, counts beam.PCollection) {
+	return beam.ParDo2(s.Scope("Decide"), &decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
 }
 
 // decideFn gives every input document of a partition its Decision, emitted in batches
@@ -37,9 +33,17 @@ func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string)
 // documents get none. Indexes names the --against indexes. A clustered document, and one
 // of the ids shown lists (the pairs of SimilaritiesFile), is Shown: report.html may show
 // its text.
-type decideFn struct{ Indexes []string }
+type decideFn struct {
+	Indexes []string
 
-func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem.FateBatch) bool, shownIter func(*string) bool, emit func(record.Decisions)) error {
+	counts tally.Bundle
+}
+
+func (f *decideFn) FinishBundle(_ func(record.Decisions), emitCount func(tally.Count)) {
+	f.counts.Emit(emitCount)
+}
+
+func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem.FateBatch) bool, shownIter func(*string) bool, emit func(record.Decisions), _ func(tally.Count)) error {
 	fates := map[string]elem.Fate{}
 	var part elem.FateBatch
 	for fateIter(&part) {
@@ -82,8 +86,8 @@ func (f decideFn) ProcessElement(ctx context.Context, _ int, locIter func(*elem.
 	if seen != int64(len(fates)) {
 		return fmt.Errorf("%d clustered documents have no input location (internal error)", int64(len(fates))-seen)
 	}
-	removedTotal.Inc(ctx, removed)
-	keptTotal.Inc(ctx, decided-removed)
+	f.counts.Add("removed", removed)
+	f.counts.Add("kept", decided-removed)
 	return nil
 }
 

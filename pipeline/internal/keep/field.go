@@ -15,6 +15,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -77,7 +78,7 @@ func init() {
 	register.Function4x1(fieldRequests)
 	register.Function2x1(appendFieldReqs)
 	register.DoFn4x1[context.Context, string, fieldReqBatch, func(string, RankedMember), error](&readFieldFn{})
-	register.DoFn5x1[context.Context, string, func(*RankedMember) bool, func(int, elem.FateBatch), func(elem.LineBatch), error](&keepFieldFn{})
+	register.DoFn5x1[string, func(*RankedMember) bool, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&keepFieldFn{})
 	register.Emitter2[string, fieldReqBatch]()
 	register.Emitter2[string, RankedMember]()
 	register.Iter1[RankedMember]()
@@ -93,7 +94,9 @@ func init() {
 // file holding clustered documents is read once more for their field values (only
 // those lines are parsed), the members meet by label, and the member with the best
 // value is kept: a missing value loses to any present one, ties go to the smallest id.
-func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (beam.PCollection, beam.PCollection) {
+// It returns the fates, the clusters.jsonl lines and the cluster counts, as
+// cluster.Cluster does.
+func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (_, _, _ beam.PCollection) {
 	s = s.Scope("KeepByField")
 	kf, err := ParseField(keep)
 	if err != nil {
@@ -101,8 +104,8 @@ func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, pa
 	}
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
 	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))
-	final, lines := beam.ParDo2(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
-	return elem.Gather(s, elem.AppendFates, final), lines
+	final, lines, counts := beam.ParDo3(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
+	return elem.Gather(s, elem.AppendFates, final), lines, counts
 }
 
 // fieldRequests turns one id partition's clustered documents into read requests keyed
@@ -178,9 +181,15 @@ type keepFieldFn struct {
 	Partitions int
 	Field      string
 	Max        bool
+
+	counts tally.Bundle
 }
 
-func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter func(*RankedMember) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) error {
+func (f *keepFieldFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
+	f.counts.Emit(emitCount)
+}
+
+func (f *keepFieldFn) ProcessElement(label string, iter func(*RankedMember) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	var ranked []RankedMember
 	var m RankedMember
 	for iter(&m) {
@@ -194,7 +203,7 @@ func (f *keepFieldFn) ProcessElement(ctx context.Context, label string, iter fun
 	for i, r := range ranked {
 		members[i] = elem.Member{ID: r.ID, Sim: r.Sim}
 	}
-	fates, label, line, err := cluster.Settle(ctx, members, label, best)
+	fates, label, line, err := cluster.Settle(&f.counts, members, label, best)
 	if err != nil {
 		return err
 	}

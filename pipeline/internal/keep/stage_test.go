@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
 )
@@ -101,24 +102,16 @@ func TestDecide(t *testing.T) {
 		`in.jsonl:5 q removed p 2 1.00 "" true`,
 	}
 	p, s := beam.NewPipelineWithRoot()
-	decisions := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), beam.ParDo(s, fateByID, beam.CreateList(s, fates)),
+	decisions, counts := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), beam.ParDo(s, fateByID, beam.CreateList(s, fates)),
 		beam.ParDo(s, shownByID, beam.CreateList(s, []string{"f"})), []string{"idx0", "idx1"})
 	passert.Equals(s, beam.ParDo(s, decisionTexts, decisions), toAny(want)...)
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-	counts := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == elem.MetricsNS {
-			counts[c.Name()] += c.Result()
-		}
-	}
-	require.Equal(t, map[string]int64{"kept": 3, "removed": 3}, counts)
+	require.Equal(t, map[string]int64{"kept": 3, "removed": 3}, tallytest.Run(t, p, s, counts))
 }
 
 // TestDecideUnshownSingleton: a document in no cluster and not listed is not Shown.
 func TestDecideUnshownSingleton(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	decisions := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}})),
+	decisions, _ := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}})),
 		beam.ParDo(s, fateByID, beam.CreateList(s, []elem.Fate(nil))),
 		beam.ParDo(s, shownByID, beam.CreateList(s, []string{"b"})), nil)
 	passert.Equals(s, beam.ParDo(s, decisionTexts, decisions), `in.jsonl:1 a kept a 1 0.00 "" false`)
@@ -200,7 +193,7 @@ func TestByField(t *testing.T) {
 				all = append(all, l)
 			}
 			p, s := beam.NewPipelineWithRoot()
-			fates, lines := ByField(s, beam.ParDo(s, locByID, beam.CreateList(s, all)),
+			fates, lines, _ := ByField(s, beam.ParDo(s, locByID, beam.CreateList(s, all)),
 				beam.ParDo(s, fateByID, beam.CreateList(s, tc.fates)), tc.keep, "jsonl", stagePartitions)
 			if tc.failed != "" {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/transforms/shingleset"
 
@@ -58,20 +59,13 @@ func init() {
 	register.DoFn4x1[context.Context, string, readBatch, func(int, elem.HalfBatch), error](&rereadFn{})
 	register.Emitter2[string, readBatch]()
 	register.Iter1[elem.LocBatch]()
-	register.DoFn5x1[context.Context, int, elem.HalfBatch, func(int, elem.EdgeBatch), func(elem.NearBatch), error](&checkPairsFn{})
+	register.DoFn6x1[context.Context, int, elem.HalfBatch, func(int, elem.EdgeBatch), func(elem.NearBatch), func(tally.Count), error](&checkPairsFn{})
 	register.Iter1[elem.HalfBatch]()
 	register.Emitter2[int, elem.HalfBatch]()
 }
 
 var (
-	candidatePairs  = beam.NewCounter(elem.MetricsNS, "candidate_pairs")
-	estimateDropped = beam.NewCounter(elem.MetricsNS, "estimate_filtered")
-	falseCandidates = beam.NewCounter(elem.MetricsNS, "false_candidates")
-	verifiedPairs   = beam.NewCounter(elem.MetricsNS, "verified_pairs")
-	verifyNanos     = beam.NewCounter(elem.MetricsNS, "verify_nanos")
-
-	resolvedComparisons = beam.NewCounter(elem.MetricsNS, "large_bucket_comparisons")
-	unresolvedPairs     = beam.NewCounter(elem.MetricsNS, "unresolved_bucket_pairs")
+	verifyNanos = beam.NewCounter(elem.MetricsNS, "verify_nanos")
 )
 
 // Verify decides the candidate edges from the LSH buckets, PCollection<KV<int,
@@ -82,15 +76,17 @@ var (
 // finds its members' input lines through locs, every input file with candidates is read
 // again to shingle just those lines, and the sets meet in the pair's or the bucket's
 // partition, where they are decided. The results are the verified edges, all under key 0,
-// and PCollection<elem.NearBatch>, the similarities for similarities.json.
-func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options) (verified, near beam.PCollection) {
+// PCollection<elem.NearBatch>, the similarities for similarities.json, and the counts,
+// PCollection<tally.Count> (candidate_pairs, estimate_filtered, false_candidates,
+// verified_pairs, large_bucket_comparisons, unresolved_bucket_pairs).
+func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options) (verified, near, counts beam.PCollection) {
 	s = s.Scope("Verify")
 	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions}, candidates), members)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
 		Renamed: o.Renamed, SpillDir: o.SpillDir},
 		beam.CombinePerKey(s, appendReads, byFile))
-	return beam.ParDo2(s, &checkPairsFn{
+	return beam.ParDo3(s, &checkPairsFn{
 		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
 		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
 	}, elem.Gather(s, elem.AppendHalves, halves))
@@ -282,6 +278,7 @@ type checkPairsFn struct {
 
 	signer *minhash.Signer
 	pool   *elem.PartitionPool[elem.HalfBatch, decided]
+	counts tally.Bundle
 }
 
 func (f *checkPairsFn) Setup() error {
@@ -293,12 +290,14 @@ func (f *checkPairsFn) Setup() error {
 
 func (f *checkPairsFn) Teardown() { f.pool.Close() }
 
-func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch elem.HalfBatch, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
+func (f *checkPairsFn) ProcessElement(ctx context.Context, _ int, batch elem.HalfBatch, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch), _ func(tally.Count)) error {
 	return f.pool.Add(batch, func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
 }
 
-func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
-	return f.pool.Flush(func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
+func (f *checkPairsFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch), emitCount func(tally.Count)) error {
+	err := f.pool.Flush(func(r decided) error { return f.deliver(ctx, r, emit, emitNear) })
+	f.counts.Emit(emitCount)
+	return err
 }
 
 func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, elem.EdgeBatch), emitNear func(elem.NearBatch)) error {
@@ -310,12 +309,12 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, el
 	}
 	emitNear(r.near)
 	c := r.counts
-	candidatePairs.Inc(ctx, c.candidates)
-	estimateDropped.Inc(ctx, c.estimateDropped)
-	falseCandidates.Inc(ctx, c.falseCandidates)
-	verifiedPairs.Inc(ctx, c.verified)
-	resolvedComparisons.Inc(ctx, c.compared)
-	unresolvedPairs.Inc(ctx, c.unresolved)
+	f.counts.Add("candidate_pairs", c.candidates)
+	f.counts.Add("estimate_filtered", c.estimateDropped)
+	f.counts.Add("false_candidates", c.falseCandidates)
+	f.counts.Add("verified_pairs", c.verified)
+	f.counts.Add("large_bucket_comparisons", c.compared)
+	f.counts.Add("unresolved_bucket_pairs", c.unresolved)
 	verifyNanos.Inc(ctx, c.nanos)
 	elem.Progress.Stage.Store("verify")
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/stretchr/testify/require"
@@ -33,7 +34,7 @@ func TestCheckPairsVerifyModes(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
-			out, near := beam.ParDo2(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: mode,
+			out, near, _ := beam.ParDo3(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: mode,
 				Threshold: 0.8, Floor: 0.8 - 4*math.Sqrt(0.8*0.2/128)}, elem.Gather(s, elem.AppendHalves, in))
 			passert.Count(s, out, "verified batches", want)
 			if mode == Exact {
@@ -60,18 +61,10 @@ func TestExactVerificationIgnoresTheEstimate(t *testing.T) {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
-	out, _ := beam.ParDo2(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: Exact,
+	out, _, counts := beam.ParDo3(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: Exact,
 		Threshold: 0.8, Floor: 1.01}, elem.Gather(s, elem.AppendHalves, in))
 	passert.Count(s, out, "verified batches", 1)
-	res, err := ptest.RunWithMetrics(p)
-	require.NoError(t, err)
-	var filtered int64
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == elem.MetricsNS && c.Name() == "estimate_filtered" {
-			filtered += c.Result()
-		}
-	}
-	require.Equal(t, int64(1), filtered)
+	require.Equal(t, int64(1), tallytest.Run(t, p, s, counts)["estimate_filtered"])
 }
 
 func init() {

@@ -121,7 +121,7 @@ func TestVerify(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			edges := beam.ParDo(s, edgeByU, beam.CreateList(s, tc.edges))
 			bucket := beam.ParDo(s, memberByID, beam.CreateList(s, tc.members))
-			verified, _ := Verify(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), edges, bucket, o)
+			verified, _, _ := Verify(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), edges, bucket, o)
 			passert.Equals(s, beam.ParDo(s, verifiedTexts, verified), toAny(tc.want)...)
 			require.NoError(t, ptest.Run(p))
 		})
