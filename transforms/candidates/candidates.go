@@ -21,8 +21,8 @@
 // pivot's comparisons, a pair b–c can be true only if |d(a,b) - d(a,c)| ≤ 1-t, and those
 // few pairs are compared. It is exact, and near-copies cost about k comparisons; the
 // worst case (a bucket of mutually distant sets) is still quadratic, so Resolve takes a
-// budget and counts, as an upper bound, the pairs it left undecided when the budget ran
-// out.
+// budget and counts the pairs it left undecided when the budget ran out (never compared,
+// not joined: exact, and an upper bound on the true pairs missed).
 package candidates
 
 import (

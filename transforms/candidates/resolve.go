@@ -13,9 +13,14 @@ const slack = 1e-9
 type Resolution struct {
 	// Compared is the number of similarities computed: the bucket's cost.
 	Compared int64
-	// Unresolved is an upper bound on the pairs that were neither compared, nor ruled out
-	// by the triangle inequality, nor joined in one cluster by the bucket's own edges:
-	// the pairs left when the budget ran out, 0 when it did not.
+	// Unresolved is the number of pairs left undecided when the budget ran out, 0 when it
+	// did not: the pairs of members not yet taken apart (see Resolve) that were never
+	// compared and are not joined in one cluster by the bucket's own edges. It is exact
+	// for that definition and an upper bound on the true pairs missed. It does not
+	// subtract pairs between two such members that the similarities already computed
+	// would rule out by the triangle inequality (through a pivot whose round was cut
+	// short, or one whose ball held neither): finding those needs every pivot's
+	// similarities kept until the end, memory the budget is there to bound.
 	Unresolved int64
 }
 
@@ -39,8 +44,15 @@ type Resolution struct {
 // A family of near-copies costs about k comparisons (one pivot whose ball is nearly
 // everything), where all pairs cost k²/2; a bucket of mutually distant sets costs up to
 // k²/2, which the budget bounds. When the next comparison would exceed the budget,
-// Resolve stops and counts the pairs of R that are in different clusters as Unresolved.
+// Resolve stops and counts the pairs of R that it neither compared nor joined as
+// Unresolved; a pivot's ball is taken apart (leaves R) only when its round is complete.
 func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64) Resolution {
+	return resolve(k, threshold, budget, sim, nil)
+}
+
+// resolve is Resolve; takenApart, when not nil, is told each pivot's ball (pivot first)
+// as it leaves R, so that a test can check which pairs Unresolved must count.
+func resolve(k int, threshold float64, budget int64, sim func(i, j int) float64, takenApart func(ball []int)) Resolution {
 	var res Resolution
 	parent := make([]int, k)
 	for i := range parent {
@@ -74,8 +86,12 @@ func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64)
 		s float64 // similarity to the pivot
 	}
 	var ball, ring []near
+	// failed[i] is how many ball members ring[i] was compared with, all of them failing
+	// unless ring[i] joined the ball's cluster.
+	var failed []int64
+	exhausted, p := false, 0
 	for len(rest) > 1 {
-		p := rest[0]
+		p = rest[0]
 		if res.Compared+int64(len(rest)-1) > budget {
 			break
 		}
@@ -95,8 +111,9 @@ func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64)
 		}
 		// Farthest first: a ring member is most likely within ε of the ball's edge.
 		slices.SortStableFunc(ball, func(a, b near) int { return cmp.Compare(a.s, b.s) })
-		exhausted := false
+		failed = failed[:0]
 		for _, c := range ring {
+			failed = append(failed, 0)
 			if find(c.m) == find(p) {
 				continue // joined to the ball's cluster in an earlier round
 			}
@@ -111,6 +128,7 @@ func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64)
 				if _, ok := compare(b.m, c.m); ok {
 					break
 				}
+				failed[len(failed)-1]++
 			}
 			if exhausted {
 				break
@@ -119,10 +137,33 @@ func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64)
 		if exhausted {
 			break
 		}
+		if takenApart != nil {
+			members := []int{p}
+			for _, b := range ball {
+				members = append(members, b.m)
+			}
+			takenApart(members)
+		}
 		rest = others
 	}
 	if len(rest) > 1 {
 		res.Unresolved = crossPairs(rest, find)
+	}
+	if exhausted {
+		// The cut round compared p with every other member of R and each ring member with
+		// a prefix of the ball (all in p's cluster): those pairs are decided unless a
+		// later edge joined them, which crossPairs already left out.
+		rp := find(p)
+		for _, x := range rest[1:] {
+			if find(x) != rp {
+				res.Unresolved--
+			}
+		}
+		for i, c := range ring[:len(failed)] {
+			if find(c.m) != rp {
+				res.Unresolved -= failed[i]
+			}
+		}
 	}
 	return res
 }
