@@ -60,13 +60,13 @@ func TestIndexCLI(t *testing.T) {
 	assert.Contains(t, stderr, "neardup dedup: error: index "+filepath.Join(dir, "none")+": no manifest.json (not a neardup index, or its first generation was never completed)\n")
 }
 
-// neardup index keeps Beam's and Prism's logging off the terminal, in the run's
-// beam.log, as dedup does: a build prints no log lines, leaves no temporary directory or
+// neardup index --index-format 1 keeps Beam's and Prism's logging off the terminal, in
+// the run's beam.log, as dedup does: a build prints no log lines, leaves no temporary directory or
 // lock, and a failed one names its log, which holds them.
 func TestIndexKeepsRunnerLogsInBeamLog(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "idx")
-	_, stderr := neardup(t, nil, "index", "--input", "testdata/seed.jsonl", "--output", idx, "--ngram", "2")
+	_, stderr := neardup(t, nil, "index", "--index-format", "1", "--input", "testdata/seed.jsonl", "--output", idx, "--ngram", "2")
 	assert.NotContains(t, stderr, "level=")
 	left, err := filepath.Glob(filepath.Join(idx, ".neardup-*"))
 	require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestIndexKeepsRunnerLogsInBeamLog(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.jsonl.gz")
 	require.NoError(t, os.WriteFile(bad, []byte("not gzip"), 0o644))
-	code, stderr := neardupFails(t, "index", "--input", bad, "--output", filepath.Join(dir, "idx2"), "--ngram", "2")
+	code, stderr := neardupFails(t, "index", "--index-format", "1", "--input", bad, "--output", filepath.Join(dir, "idx2"), "--ngram", "2")
 	assert.Equal(t, 1, code)
 	assert.NotContains(t, stderr, "level=")
 	_, logPath, ok := strings.Cut(strings.TrimSpace(stderr), "the runner's log is ")
