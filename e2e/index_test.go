@@ -39,7 +39,7 @@ func TestIndexCLI(t *testing.T) {
 	assert.Contains(t, out, "indexed 4 documents (0 records rejected, not indexed) into "+idx)
 
 	info, _ := neardup(t, nil, "index", "--info", idx)
-	for _, want := range []string{"documents:     4\n", "generation 1", "word 2-grams", "checksums:     ok"} {
+	for _, want := range []string{"version 2, generation 1", "in 1 segments", "documents:     4\n", "word 2-grams", "checksums:     ok"} {
 		assert.Contains(t, info, want)
 	}
 
@@ -51,7 +51,17 @@ func TestIndexCLI(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(removed), `{"id":"D4","cluster":"D1","index":"`+idx+`","similarity":1.0,`)
 
-	code, stderr := neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
+	// Format 2 is built in this process from JSONL: other inputs are refused naming
+	// --index-format 1, which builds format 1 with the pipeline.
+	text := filepath.Join(dir, "seed.txt")
+	require.NoError(t, os.WriteFile(text, []byte("one text\nanother text\n"), 0o644))
+	code, stderr := neardupFails(t, "index", "--input", text, "--output", filepath.Join(dir, "idx-text"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--input "+text+": a format 2 index is built from JSONL; add --index-format 1")
+	out, _ = neardup(t, nil, "index", "--quiet", "--index-format", "1", "--input", text, "--output", filepath.Join(dir, "idx-text"))
+	assert.Contains(t, out, "indexed 2 documents")
+
+	code, stderr = neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "neardup dedup: error: index "+idx+" was built with other method flags; rerun with the index's values or rebuild it:\nneardup dedup: error:   ngram: index 2, this run 5\n")
 
