@@ -3,7 +3,7 @@
 # documents in one process, and `neardup serve` under a real HTTP load generator (hey,
 # installed from the Go module proxy into a cache outside the work tree).
 # A generated corpus of OLD+NEW documents (seed 1) is split into its first OLD lines,
-# indexed (`neardup index --segments`: one segment), and the NEW rest, queried.
+# indexed (`neardup index`: format 2, one segment), and the NEW rest, queried.
 # Usage (repo root): OLD=1000000 NEW=100000 bench/query.sh   (defaults 100000 and 10000)
 # REQUESTS (default 20000) single-document POSTs at CONCURRENCY (default 8).
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ echo "| step | wall s | CPU s | peak RSS MiB |"
 echo "|---|---:|---:|---:|"
 if [ ! -s "$idx/manifest.json" ]; then
 	rm -rf "$idx"
-	timedcpu "$OUT/query-index.log" "$ND" index --segments --input "$old" --output "$idx"
-	echo "| index --segments $OLD documents | $WALL | $CPU | $((RSS / 1024)) |"
+	timedcpu "$OUT/query-index.log" "$ND" index --input "$old" --output "$idx"
+	echo "| index $OLD documents | $WALL | $CPU | $((RSS / 1024)) |"
 fi
 timedcpu "$OUT/query-batch.jsonl" "$ND" query --index "$idx" --input "$new"
 echo "| query $NEW documents, one process | $WALL | $CPU | $((RSS / 1024)) |"
