@@ -460,6 +460,9 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		ok = true
 	}
 	e := elem.Edge{U: u.Node, V: v.Node, Sim: sim}
+	if elem.BothIndexed(e.U, e.V) {
+		return sim, ok, nil // compared for a large bucket's resolution only (elem.BothIndexed)
+	}
 	d.near.Add(e, ok)
 	if !ok {
 		d.counts.falseCandidates++
