@@ -34,8 +34,13 @@ func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 
 	verified, near := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
-	fates, lines := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
-		cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+	var fates, lines beam.PCollection
+	if cfg.isContainment() {
+		fates, lines = cluster.Containment(s, exactEdges, verified, cfg.Partitions)
+	} else {
+		fates, lines = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
+			cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+	}
 	if cluster.IsKeepField(cfg.Keep) {
 		fates, lines = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
 	}
@@ -71,14 +76,16 @@ func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
 
 func (c *Config) featureOptions() features.Options {
 	return features.Options{Shingle: c.shingleConfig(), Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm,
-		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs()}
+		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs(),
+		Containment: c.containment}
 }
 
 func (c *Config) pairsOptions() pairs.Options {
 	return pairs.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), Partitions: c.Partitions,
 		Renamed: c.renamedFiles(), SpillDir: c.spillDir,
 		Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm, Mode: c.Verify, Threshold: c.Threshold,
-		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor}
+		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor,
+		Containment: c.isContainment()}
 }
 
 func (c *Config) indexRowOptions() indexwrite.Options {

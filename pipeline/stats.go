@@ -35,20 +35,23 @@ type Stats struct {
 
 // Parameters are the settings that decide the result.
 type Parameters struct {
-	NumPerm    int     `json:"num_perm"`
-	Scheme     string  `json:"scheme"`
-	Hash       string  `json:"hash"`
-	Seed       int64   `json:"seed"`
-	LSH        string  `json:"lsh"`
-	Bands      int     `json:"b"`
-	Rows       int     `json:"r"`
-	Threshold  float64 `json:"threshold"`
-	NGram      int     `json:"ngram"`
-	Shingle    string  `json:"shingle"`
-	StripPunct bool    `json:"strip_punct"`
-	Verify     string  `json:"verify"`
-	Keep       string  `json:"keep"`
-	Partitions int     `json:"partitions"`
+	NumPerm   int     `json:"num_perm"`
+	Scheme    string  `json:"scheme"`
+	Hash      string  `json:"hash"`
+	Seed      int64   `json:"seed"`
+	LSH       string  `json:"lsh"`
+	Bands     int     `json:"b"`
+	Rows      int     `json:"r"`
+	Threshold float64 `json:"threshold"`
+	// Measure and Containment are set under --measure containment only.
+	Measure     string                 `json:"measure,omitempty"`
+	Containment []lsh.ContainmentGroup `json:"containment_groups,omitempty"`
+	NGram       int                    `json:"ngram"`
+	Shingle     string                 `json:"shingle"`
+	StripPunct  bool                   `json:"strip_punct"`
+	Verify      string                 `json:"verify"`
+	Keep        string                 `json:"keep"`
+	Partitions  int                    `json:"partitions"`
 	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
 	BucketAllPairs int `json:"bucket_all_pairs"`
 	// BucketComparisons is the comparison budget per distinct set of a larger bucket.
@@ -162,8 +165,11 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 				"raise --bucket-comparisons to check them",
 			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}
+	if cfg.isContainment() {
+		st.Parameters.Measure, st.Parameters.Containment = cfg.Measure, cfg.containment.Groups
+	}
 	for _, sim := range DetectionSimilarities {
-		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)
+		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = cfg.detection(sim)
 	}
 	return st
 }
