@@ -56,7 +56,7 @@ echo "| measure | median wall s | median CPU s | peak RSS MiB | band keys per do
 echo "|---|---:|---:|---:|---:|---:|"
 for measure in jaccard containment; do
 	st="$OUT/containment-$measure/stats.json"
-	keys=$(jq -r 'if .parameters.measure == "containment" then "≤ \([.parameters.containment_groups[] | .Bands * (if .Distance > 0 then 2 else 1 end)] | add)" else .parameters.b end' "$st")
+	keys=$(jq -r 'if .parameters.measure == "containment" then "≤ \([.parameters.containment_groups[] | .b * (if .class_distance > 0 then 2 else 1 end)] | add)" else .parameters.b end' "$st")
 	echo "| $measure | $(median ${walls[$measure]}) | $(median ${cpus[$measure]}) | $(( $(maxof ${rsss[$measure]}) / 1024 )) | $keys | $(jq .counts.removed "$st") |"
 done
 echo

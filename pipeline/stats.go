@@ -10,7 +10,6 @@ import (
 
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/lsh"
 )
 
 // Stats is stats.json. Everything but Timings is a deterministic function of the input
@@ -44,14 +43,14 @@ type Parameters struct {
 	Rows      int     `json:"r"`
 	Threshold float64 `json:"threshold"`
 	// Measure and Containment are set under --measure containment only.
-	Measure     string                 `json:"measure,omitempty"`
-	Containment []lsh.ContainmentGroup `json:"containment_groups,omitempty"`
-	NGram       int                    `json:"ngram"`
-	Shingle     string                 `json:"shingle"`
-	StripPunct  bool                   `json:"strip_punct"`
-	Verify      string                 `json:"verify"`
-	Keep        string                 `json:"keep"`
-	Partitions  int                    `json:"partitions"`
+	Measure     string             `json:"measure,omitempty"`
+	Containment []ContainmentGroup `json:"containment_groups,omitempty"`
+	NGram       int                `json:"ngram"`
+	Shingle     string             `json:"shingle"`
+	StripPunct  bool               `json:"strip_punct"`
+	Verify      string             `json:"verify"`
+	Keep        string             `json:"keep"`
+	Partitions  int                `json:"partitions"`
 	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
 	BucketAllPairs int `json:"bucket_all_pairs"`
 	// BucketComparisons is the comparison budget per distinct set of a larger bucket.
@@ -62,6 +61,16 @@ type Parameters struct {
 	// The fields the records were read by (the report finds the texts with them).
 	IDField   string `json:"id_field"`
 	TextField string `json:"text_field"`
+}
+
+// ContainmentGroup is the banding of the pairs whose size classes (powers of two) are
+// ClassDistance apart, under --measure containment (lsh.ContainmentGroup).
+type ContainmentGroup struct {
+	ClassDistance int     `json:"class_distance"`
+	MaxSizeRatio  float64 `json:"max_size_ratio"`
+	JaccardFloor  float64 `json:"jaccard_floor"`
+	Bands         int     `json:"b"`
+	Rows          int     `json:"r"`
 }
 
 // CCStats reports connected components' rounds and convergence.
@@ -166,7 +175,11 @@ func newStats(cfg *Config, inputs []string, res beam.PipelineResult, wall time.D
 			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}
 	if cfg.isContainment() {
-		st.Parameters.Measure, st.Parameters.Containment = cfg.Measure, cfg.containment.Groups
+		st.Parameters.Measure = cfg.Measure
+		for _, g := range cfg.containment.Groups {
+			st.Parameters.Containment = append(st.Parameters.Containment,
+				ContainmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
+		}
 	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = cfg.detection(sim)
