@@ -8,14 +8,16 @@
 # size-class groups at their worst size ratio). Precision: the share of removed documents
 # whose pair with the document kept for them is an exact pair. Then wall, CPU and peak RSS
 # of both modes, medians of RUNS runs.
-# Usage (repo root): N=100000 RUNS=3 bench/containment.sh    Prints markdown.
+# Usage (repo root): N=100000 RUNS=3 bench/containment.sh    Prints markdown. CORPUS=FILE
+# scores that corpus instead (e.g. CORPUS=$(bench/excerpts.sh): Go sources and excerpts).
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 N=${N:-100000}
 RUNS=${RUNS:-3}
 T=${T:-0.8}
-c=$(corpus "$N" --dup-fraction 0.3 --partial-rate 0.7)
-exact="$OUT/exact-containment-$N-$T.jsonl"
+c=${CORPUS:-$(corpus "$N" --dup-fraction 0.3 --partial-rate 0.7)}
+N=$(wc -l <"$c")
+exact="$OUT/exact-containment-$(basename "$c" .jsonl)-$T.jsonl"
 [ -s "$exact" ] || "$ND" baseline --input "$c" --measure containment --threshold "$T" --output "$exact" >&2
 "$ND" params --measure containment --threshold "$T" --json >"$OUT/params-containment.json"
 
@@ -33,7 +35,7 @@ for measure in jaccard containment; do
 done
 out="$OUT/containment-containment"
 echo
-echo "Quality at threshold $T, $N documents (\`$ND dedup --measure containment\` vs \`neardup baseline --measure containment\`):"
+echo "Quality at threshold $T, $N documents of $(basename "$c") (\`neardup dedup --measure containment\` vs \`neardup baseline --measure containment\`):"
 echo
 echo "| containment | exact pairs | decided | recall | predicted ≥ |"
 echo "|---|---:|---:|---:|---:|"
@@ -46,7 +48,7 @@ jq -rn --slurpfile params "$OUT/params-containment.json" --rawfile removed "$out
 	$pairs | group_by((.similarity * 20 | floor) / 20) | .[]
 	| (.[0].similarity * 20 | floor / 20 * 100 | round / 100) as $lo
 	| (map(select($gone[.a] != null or $gone[.b] != null)) | length) as $d
-	| "| [\($lo), \($lo + 0.05 | . * 100 | round / 100)) | \(length) | \($d) | \($d / length | f3) | \(predicted($lo) | f3) |"'
+	| "| \(if $lo == 1 then "1" else "[\($lo), \($lo + 0.05 | . * 100 | round / 100))" end) | \(length) | \($d) | \($d / length | f3) | \(predicted($lo) | f3) |"'
 jq -rn --rawfile removed "$out/removed.jsonl" --rawfile exact "$exact" '
 	($exact | split("\n") | map(select(length > 0) | fromjson | {key: "\(.a) \(.b)", value: 1}) | from_entries) as $ok
 	| [$removed | split("\n")[] | select(length > 0) | fromjson | [.id, .cluster] | sort | "\(.[0]) \(.[1])" | $ok[.] != null] as $r
