@@ -40,6 +40,15 @@ func TestContainmentRemovesPartialCopiesIntoTheirContainer(t *testing.T) {
 	assert.Equal(t, MeasureContainment, st.Parameters.Measure)
 	assert.NotEmpty(t, st.Parameters.Containment)
 
+	// Every bucket resolved as a large one: the same decisions.
+	cfg.Output, cfg.BucketAllPairs = t.TempDir(), 1
+	large, st := dedup(t, cfg)
+	assert.Equal(t, out[clustersFile], large[clustersFile])
+	assert.Equal(t, stripPlace(t, out["removed.jsonl"]), stripPlace(t, large["removed.jsonl"]))
+	assert.Positive(t, st.Counts["large_buckets"])
+	assert.Zero(t, st.Counts["unresolved_bucket_pairs"])
+	cfg.BucketAllPairs = DefaultConfig().BucketAllPairs
+
 	// Jaccard finds only the exact copy.
 	cfg.Measure, cfg.Output = MeasureJaccard, t.TempDir()
 	out, _ = dedup(t, cfg)
