@@ -88,6 +88,35 @@ func TestParamsJSON(t *testing.T) {
 	assert.Contains(t, err.Error(), "b < 2")
 }
 
+// params --measure containment shows each size-class group's banding and S-curve.
+func TestParamsContainment(t *testing.T) {
+	out, err := run(t, params, "--measure", "containment", "--json")
+	require.NoError(t, err)
+	var rep struct {
+		Keys   int `json:"keys_per_document"`
+		Groups []struct {
+			Distance  int                `json:"class_distance"`
+			Bands     int                `json:"bands"`
+			Rows      int                `json:"rows"`
+			Detection map[string]float64 `json:"detection"`
+		} `json:"groups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Groups, 4)
+	assert.Equal(t, 28, rep.Groups[0].Bands)
+	assert.Equal(t, 2, rep.Groups[0].Rows)
+	assert.Equal(t, 326, rep.Keys)
+	for _, g := range rep.Groups {
+		assert.GreaterOrEqual(t, g.Detection["0.85"], 0.99, "group %d", g.Distance)
+	}
+	text, err := run(t, params, "--measure", "containment")
+	require.NoError(t, err)
+	assert.Contains(t, text, "under 8.0 times the smaller is always in a group")
+
+	_, err = run(t, params, "--measure", "cosine")
+	assert.Equal(t, 2, exitCode(err))
+}
+
 // --num-perm has a maximum, refused as a usage error by every verb that takes it,
 // before any work (with --bands/--rows given, nothing else would stop it).
 func TestNumPermMaximum(t *testing.T) {
