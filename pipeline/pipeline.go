@@ -53,8 +53,9 @@ func build(s beam.Scope, cfg *Config, files []string, tempDir string) {
 	output.WriteSorted(s.Scope("WriteClusters"), lines, tempDir, clustersFile)
 }
 
-// Shingler shingles texts exactly as the pipeline run with this configuration does.
-func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Shingler() }
+// Shingler shingles texts exactly as dedup run with this configuration signs and
+// verifies them: whole sets, whatever MaxShingles (which caps only index rows).
+func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Full().Shingler() }
 
 func (c *Config) shingleConfig() shingleset.Config {
 	return shingleset.Config{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,4 +158,26 @@ func TestSignWritesLeanMinHashHex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want.Values, got.Values)
 	assert.Equal(t, int64(1), got.Seed)
+}
+
+// compare shingles whole sets as dedup does: a document of 150,000 distinct words and its
+// 90% prefix, both above the default --max-shingles, compare at their exact Jaccard 0.9,
+// not at the Jaccard of two capped samples (0.818).
+func TestCompareLargeDocumentsExactly(t *testing.T) {
+	words := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		return b.String()
+	}
+	path := filepath.Join(t.TempDir(), "large.jsonl")
+	line := func(id, text string) string {
+		b, _ := json.Marshal(map[string]string{"id": id, "text": text})
+		return string(b) + "\n"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(line("whole", words(150_000))+line("prefix", words(135_000))), 0o644))
+	out, err := run(t, compare, "--ngram", "1", path)
+	require.NoError(t, err)
+	assert.Contains(t, out, "whole prefix 0.9 REMOVE")
 }
