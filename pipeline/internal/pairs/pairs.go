@@ -51,6 +51,9 @@ type Options struct {
 	Floor       float64 // estimates below it are counted (estimate_filtered)
 	Comparisons int     // candidates.Resolve's budget per member of a large bucket
 	BudgetFloor int     // candidates.Budget's floor, in sets
+	// Containment decides by the containment of the smaller set instead of Jaccard
+	// (--measure containment): see decideContainment.
+	Containment bool
 }
 
 func init() {
@@ -89,6 +92,7 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options)
 	return beam.ParDo3(s, &checkPairsFn{
 		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
 		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
+		Containment: o.Containment,
 	}, elem.Gather(s, elem.AppendHalves, halves))
 }
 
@@ -275,6 +279,7 @@ type checkPairsFn struct {
 	Floor       float64
 	Comparisons int // Resolve's budget per member of a large bucket (candidates.Budget)
 	BudgetFloor int // candidates.Budget's floor, in sets
+	Containment bool
 
 	signer *minhash.Signer
 	pool   *elem.PartitionPool[elem.HalfBatch, decided]
@@ -434,11 +439,14 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		if hashes[i], err = d.load(x, i); err != nil {
 			return 0, false, err
 		}
-		if x.sig < 0 {
+		if x.sig < 0 && !f.Containment {
 			x.sig = d.sigs.add(hashes[i])
 		}
 	}
 	d.counts.candidates++
+	if f.Containment {
+		return d.decideContainment(u, v, hashes)
+	}
 	est := d.sigs.estimate(u.sig, v.sig)
 	sim = est
 	switch f.Mode {
@@ -482,6 +490,9 @@ func (d *decider) resolve(members []half) error {
 	}
 	d.sigs.reset(len(ms))
 	threshold := d.f.Threshold
+	if d.f.Containment {
+		return d.resolveAll(ms)
+	}
 	if d.f.Mode == None {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster
 	}
