@@ -24,7 +24,6 @@ import (
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
 )
@@ -480,33 +479,4 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	e.ULen, e.VLen = u.Length, v.Length
 	d.out = append(d.out, e)
 	return sim, true, nil
-}
-
-// resolve decides one large bucket from its members' sets, sorted by id.
-func (d *decider) resolve(members []half) error {
-	ms := make([]scored, len(members))
-	for i, h := range members {
-		ms[i] = scored{half: h, sig: -1}
-	}
-	d.sigs.reset(len(ms))
-	threshold := d.f.Threshold
-	if d.f.Containment {
-		return d.resolveAll(ms)
-	}
-	if d.f.Mode == None {
-		threshold = 0 // every comparison is accepted: the bucket is one cluster
-	}
-	var err error
-	res := candidates.Resolve(len(ms), threshold, candidates.Budget(len(ms), d.f.Comparisons, d.f.BudgetFloor),
-		func(i, j int) float64 {
-			if err != nil {
-				return 0
-			}
-			var sim float64
-			sim, _, err = d.decide(&ms[i], &ms[j])
-			return sim
-		})
-	d.counts.compared += res.Compared
-	d.counts.unresolved += res.Unresolved
-	return err
 }
