@@ -19,11 +19,11 @@ type Reader struct {
 	path   string
 	r      files.ReaderAt
 	mapped []byte        // the whole file, when it is local: reads are then copies
-	reads  atomic.Uint64 // reads from mapped since its pages were last dropped
+	reads  atomic.Uint64 // reads from mapped, for checkEvery
 	// checked has a bit per band block of mapped whose checksum passed: a mapping of the
 	// file, which no one writes, shows a block the same bytes on every read, so each
-	// is checked once per Reader rather than on every lookup (most of a lookup's cost
-	// was the checksum's pass over a block of which the search reads a few lines).
+	// is checked once per Reader, not on every lookup, which reads a few lines of a
+	// block where the checksum reads all of it.
 	checked []atomic.Uint64
 	f       footer
 	size    int64
@@ -76,7 +76,7 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 const checkEvery = 1 << 12
 
 // MaxResident bounds the file-backed resident memory a process reading mapped segments
-// keeps (see checkEvery). Set it before opening readers.
+// keeps (see checkEvery). Set it before reading.
 var MaxResident int64 = 1 << 30
 
 // view returns the n bytes at off: a slice of the mapped file, or read into buf.
