@@ -36,7 +36,8 @@ type Options struct {
 	Format     string   // auto, jsonl or text
 	IDField    string   // JSONL field holding the document id
 	TextField  string   // JSONL field holding the text
-	Threshold  float64  // minimum exact Jaccard, in (0, 1]
+	Threshold  float64  // minimum exact similarity, in (0, 1]
+	Measure    string   // MeasureJaccard ("" too) or MeasureContainment
 	Shingle    shingle.Options
 	StripPunct bool
 	Hash       minhash.HashFunc
@@ -48,9 +49,9 @@ type Options struct {
 func Defaults() Options {
 	return Options{
 		Format: source.FormatAuto, IDField: "id", TextField: "text",
-		Threshold: 0.8,
-		Shingle:   shingle.DefaultOptions(),
-		Hash:      minhash.DefaultHashFunc,
+		Threshold: 0.8, Measure: MeasureJaccard,
+		Shingle: shingle.DefaultOptions(),
+		Hash:    minhash.DefaultHashFunc,
 	}
 }
 
@@ -67,7 +68,8 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Format, "format", o.Format, "input format: auto (by extension), jsonl or text")
 	fs.StringVar(&o.IDField, "id-field", o.IDField, "JSONL field holding the document id")
 	fs.StringVar(&o.TextField, "text-field", o.TextField, "JSONL field holding the text")
-	fs.Float64Var(&o.Threshold, "threshold", o.Threshold, "minimum exact Jaccard similarity, in (0, 1]")
+	fs.Float64Var(&o.Threshold, "threshold", o.Threshold, "minimum exact similarity, in (0, 1]")
+	fs.StringVar(&o.Measure, "measure", o.Measure, "jaccard, or containment (|A∩B| over the smaller set's size)")
 	fs.IntVar(&o.Shingle.N, "ngram", o.Shingle.N, "shingle length in words (or characters with -shingle char)")
 	fs.TextVar(&o.Shingle.Kind, "shingle", o.Shingle.Kind, "shingle kind: word or char")
 	fs.BoolVar(&o.StripPunct, "strip-punct", o.StripPunct, "replace punctuation and symbols with spaces before shingling")
@@ -84,6 +86,9 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 func (o *Options) Validate() error {
 	if !(o.Threshold > 0 && o.Threshold <= 1) {
 		return fmt.Errorf("baseline: threshold must be in (0, 1], got %v", o.Threshold)
+	}
+	if o.Measure != "" && o.Measure != MeasureJaccard && o.Measure != MeasureContainment {
+		return fmt.Errorf("baseline: measure must be jaccard or containment, got %q", o.Measure)
 	}
 	if err := o.Shingle.Validate(); err != nil {
 		return fmt.Errorf("baseline: %w", err)
@@ -121,6 +126,9 @@ func RunContext(ctx context.Context, o Options, out, log io.Writer) error {
 		return err
 	}
 	pairs := c.Pairs(o.Threshold, o.Workers)
+	if o.Measure == MeasureContainment {
+		pairs = c.ContainmentPairs(o.Threshold, o.Workers)
+	}
 	if o.Output != "" {
 		err = atomicfile.Write(o.Output, func(w io.Writer) error { return WritePairs(w, pairs) })
 	} else {
@@ -132,8 +140,12 @@ func RunContext(ctx context.Context, o Options, out, log io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("baseline: write pairs: %w", err)
 	}
-	_, err = fmt.Fprintf(log, "baseline: %d documents (%d records rejected), %d pairs with Jaccard ≥ %v\n",
-		len(c.IDs), c.Rejected, len(pairs), o.Threshold)
+	measure := "Jaccard"
+	if o.Measure == MeasureContainment {
+		measure = "containment"
+	}
+	_, err = fmt.Fprintf(log, "baseline: %d documents (%d records rejected), %d pairs with %s ≥ %v\n",
+		len(c.IDs), c.Rejected, len(pairs), measure, o.Threshold)
 	return err
 }
 
@@ -231,8 +243,15 @@ func (b *builder) finish() *Corpus {
 
 // Pairs joins the corpus at threshold t and returns the pairs by id, A < B,
 // sorted by (A, B).
-func (c *Corpus) Pairs(t float64, workers int) []IDPair {
-	ps := Join(c.Sets, t, workers)
+func (c *Corpus) Pairs(t float64, workers int) []IDPair { return c.byID(Join(c.Sets, t, workers)) }
+
+// ContainmentPairs joins the corpus by containment at threshold t (ContainmentJoin) and
+// returns the pairs by id, A < B, sorted by (A, B).
+func (c *Corpus) ContainmentPairs(t float64, workers int) []IDPair {
+	return c.byID(ContainmentJoin(c.Sets, t, workers))
+}
+
+func (c *Corpus) byID(ps []Pair) []IDPair {
 	out := make([]IDPair, len(ps))
 	for i, p := range ps {
 		a, b := c.IDs[p.A], c.IDs[p.B]

@@ -3,7 +3,7 @@
 # batch alone and everything from scratch.
 # A generated corpus of OLD+NEW documents (seed 1) is split into its first OLD lines and the
 # NEW rest. OLD is deduplicated once and its kept output indexed (the documented workflow)
-# in format 1 (`neardup index`, Parquet shards) and format 2 (`neardup index --segments`).
+# in format 1 (`neardup index --index-format 1`, Parquet shards) and format 2 (`neardup index`).
 # Then, RUNS times each: `dedup NEW --against` each index, `dedup NEW` alone, and `dedup
 # OLD+NEW` from scratch. Prints wall, CPU seconds (user+sys), peak RSS, the index sizes, and
 # whether the two --against runs wrote identical kept, removed and clusters files.
@@ -37,9 +37,9 @@ kept="$OUT/index-oldkept/kept.jsonl"
 for format in 1 2; do
 	rm -rf "$idx"
 	if [ $format = 1 ]; then
-		timedcpu "$OUT/index-build.log" "$ND" index --quiet --input "$kept" --output "$idx"
+		timedcpu "$OUT/index-build.log" "$ND" index --quiet --index-format 1 --input "$kept" --output "$idx"
 	else
-		timedcpu "$OUT/index-build.log" "$ND" index --segments --input "$kept" --output "$idx"
+		timedcpu "$OUT/index-build.log" "$ND" index --input "$kept" --output "$idx"
 	fi
 	row "index its $(wc -l <"$kept") kept, format $format" "$WALL" "$CPU" "$RSS"
 	info[$format]=$("$ND" index --info "$idx" | sed 's/^/    /')

@@ -3,8 +3,10 @@
 # documents in one process, and `neardup serve` under a real HTTP load generator (hey,
 # installed from the Go module proxy into a cache outside the work tree).
 # A generated corpus of OLD+NEW documents (seed 1) is split into its first OLD lines,
-# indexed (`neardup index --segments`: one segment), and the NEW rest, queried.
+# indexed (`neardup index`: format 2, one segment), and the NEW rest, queried.
 # Usage (repo root): OLD=1000000 NEW=100000 bench/query.sh   (defaults 100000 and 10000)
+# IDX=DIR QUERIES=FILE use an index already built and a JSONL file of documents to query
+# instead (a large corpus built elsewhere, e.g. under /work/tmp, and deleted after).
 # REQUESTS (default 20000) single-document POSTs at CONCURRENCY (default 8).
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -18,10 +20,15 @@ HEY_VERSION=v0.1.4
 
 [ -x "$TOOLS/hey" ] || GOBIN="$TOOLS" go install "github.com/rakyll/hey@$HEY_VERSION"
 
-all=$(corpus $((OLD + NEW)))
-old="$OUT/query-old-$OLD.jsonl" new="$OUT/query-new-$NEW.jsonl" idx="$OUT/query-idx-$OLD"
-[ -s "$old" ] || head -n "$OLD" "$all" >"$old"
-[ -s "$new" ] || tail -n +"$((OLD + 1))" "$all" >"$new"
+if [ -n "${IDX:-}" ] && [ -n "${QUERIES:-}" ]; then
+	idx=$IDX new=$QUERIES
+	NEW=$(wc -l <"$new")
+else
+	all=$(corpus $((OLD + NEW)))
+	old="$OUT/query-old-$OLD.jsonl" new="$OUT/query-new-$NEW.jsonl" idx="$OUT/query-idx-$OLD"
+	[ -s "$old" ] || head -n "$OLD" "$all" >"$old"
+	[ -s "$new" ] || tail -n +"$((OLD + 1))" "$all" >"$new"
+fi
 
 env_header
 echo
@@ -29,8 +36,8 @@ echo "| step | wall s | CPU s | peak RSS MiB |"
 echo "|---|---:|---:|---:|"
 if [ ! -s "$idx/manifest.json" ]; then
 	rm -rf "$idx"
-	timedcpu "$OUT/query-index.log" "$ND" index --segments --input "$old" --output "$idx"
-	echo "| index --segments $OLD documents | $WALL | $CPU | $((RSS / 1024)) |"
+	timedcpu "$OUT/query-index.log" "$ND" index --input "$old" --output "$idx"
+	echo "| index $OLD documents | $WALL | $CPU | $((RSS / 1024)) |"
 fi
 timedcpu "$OUT/query-batch.jsonl" "$ND" query --index "$idx" --input "$new"
 echo "| query $NEW documents, one process | $WALL | $CPU | $((RSS / 1024)) |"

@@ -84,7 +84,7 @@ func (e *engine) run(t *testing.T, env []string, args ...string) {
 	started := time.Now()
 	t.Cleanup(func() { removeBootCopies(t, started) })
 
-	neardup(t, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
+	neardupWithin(t, engineRunTimeout, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
 		"--runner="+e.name, "--endpoint="+e.server.addr, "--job_name="+job,
 		"--parallelism="+strconv.Itoa(engineParallelism),
 		"--worker_binary="+filepath.Join(binaries(t), "neardup"),

@@ -35,6 +35,9 @@ var outputNames = []string{"clusters.jsonl", "kept.jsonl", "rejected.jsonl", "re
 const (
 	// runTimeout bounds one neardup run; the corpora here take seconds.
 	runTimeout = 3 * time.Minute
+	// engineRunTimeout bounds one job on Flink or Spark: a job of many stages on a
+	// two-worker engine takes minutes on a loaded machine.
+	engineRunTimeout = 12 * time.Minute
 	// startTimeout bounds how long a server may take to accept connections.
 	startTimeout = 30 * time.Second
 )
@@ -69,7 +72,10 @@ func binaries(t *testing.T) string {
 		t.Skip("e2e: skipped under -short (builds neardup, the Prism job server and fake-gcs-server and runs them as separate processes)")
 	}
 	buildOnce.Do(func() {
-		args := append([]string{"build", "-o", binDir + string(filepath.Separator)}, mainPackages...)
+		// Without the symbol table and DWARF: engines copy the worker binary for every SDK
+		// worker they start (Spark starts one per stage), and a third of its bytes are
+		// debug data. Stack traces keep their function names and lines.
+		args := append([]string{"build", "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}, mainPackages...)
 		cmd := exec.Command("go", args...)
 		if cmd.Dir, buildErr = findRepoRoot(); buildErr != nil {
 			return
@@ -198,7 +204,13 @@ func freePort(t *testing.T) int {
 // placeholder worker file in the temp directory on every LOOPBACK run.
 func neardup(t *testing.T, env []string, args ...string) (string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	return neardupWithin(t, runTimeout, env, args...)
+}
+
+// neardupWithin is neardup with a bound of its own on the run.
+func neardupWithin(t *testing.T, timeout time.Duration, env []string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
 	cmd.Dir = repoRoot(t)

@@ -39,7 +39,7 @@ func TestIndexCLI(t *testing.T) {
 	assert.Contains(t, out, "indexed 4 documents (0 records rejected, not indexed) into "+idx)
 
 	info, _ := neardup(t, nil, "index", "--info", idx)
-	for _, want := range []string{"documents:     4\n", "generation 1", "word 2-grams", "checksums:     ok"} {
+	for _, want := range []string{"version 2, generation 1", "in 1 segments", "documents:     4\n", "word 2-grams", "checksums:     ok"} {
 		assert.Contains(t, info, want)
 	}
 
@@ -51,7 +51,17 @@ func TestIndexCLI(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(removed), `{"id":"D4","cluster":"D1","index":"`+idx+`","similarity":1.0,`)
 
-	code, stderr := neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
+	// Format 2 is built in this process from JSONL: other inputs are refused naming
+	// --index-format 1, which builds format 1 with the pipeline.
+	text := filepath.Join(dir, "seed.txt")
+	require.NoError(t, os.WriteFile(text, []byte("one text\nanother text\n"), 0o644))
+	code, stderr := neardupFails(t, "index", "--input", text, "--output", filepath.Join(dir, "idx-text"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--input "+text+": a format 2 index is built from JSONL; add --index-format 1")
+	out, _ = neardup(t, nil, "index", "--quiet", "--index-format", "1", "--input", text, "--output", filepath.Join(dir, "idx-text"))
+	assert.Contains(t, out, "indexed 2 documents")
+
+	code, stderr = neardupFails(t, "dedup", "--quiet", "--input", "testdata/seed.jsonl", "--against", idx, "--output", filepath.Join(dir, "o2"))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "neardup dedup: error: index "+idx+" was built with other method flags; rerun with the index's values or rebuild it:\nneardup dedup: error:   ngram: index 2, this run 5\n")
 
@@ -60,13 +70,13 @@ func TestIndexCLI(t *testing.T) {
 	assert.Contains(t, stderr, "neardup dedup: error: index "+filepath.Join(dir, "none")+": no manifest.json (not a neardup index, or its first generation was never completed)\n")
 }
 
-// neardup index keeps Beam's and Prism's logging off the terminal, in the run's
-// beam.log, as dedup does: a build prints no log lines, leaves no temporary directory or
+// neardup index --index-format 1 keeps Beam's and Prism's logging off the terminal, in
+// the run's beam.log, as dedup does: a build prints no log lines, leaves no temporary directory or
 // lock, and a failed one names its log, which holds them.
 func TestIndexKeepsRunnerLogsInBeamLog(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "idx")
-	_, stderr := neardup(t, nil, "index", "--input", "testdata/seed.jsonl", "--output", idx, "--ngram", "2")
+	_, stderr := neardup(t, nil, "index", "--index-format", "1", "--input", "testdata/seed.jsonl", "--output", idx, "--ngram", "2")
 	assert.NotContains(t, stderr, "level=")
 	left, err := filepath.Glob(filepath.Join(idx, ".neardup-*"))
 	require.NoError(t, err)
@@ -74,7 +84,7 @@ func TestIndexKeepsRunnerLogsInBeamLog(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.jsonl.gz")
 	require.NoError(t, os.WriteFile(bad, []byte("not gzip"), 0o644))
-	code, stderr := neardupFails(t, "index", "--input", bad, "--output", filepath.Join(dir, "idx2"), "--ngram", "2")
+	code, stderr := neardupFails(t, "index", "--index-format", "1", "--input", bad, "--output", filepath.Join(dir, "idx2"), "--ngram", "2")
 	assert.Equal(t, 1, code)
 	assert.NotContains(t, stderr, "level=")
 	_, logPath, ok := strings.Cut(strings.TrimSpace(stderr), "the runner's log is ")

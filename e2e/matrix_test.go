@@ -71,7 +71,8 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		// The first half of the small corpus is indexed; the second half is deduplicated
 		// against it, so planted duplicates across the halves are removed by the index.
 		dir := halves(t)
-		indexFlags := []string{"--quiet", "--input", filepath.Join(dir, "part-0.jsonl")}
+		// Format 1: the one built by the pipeline, hence on the engine.
+		indexFlags := []string{"--quiet", "--index-format", "1", "--input", filepath.Join(dir, "part-0.jsonl")}
 		embeddedIndex := filepath.Join(fixture(t, "index", func(dir string) {
 			neardup(t, nil, append([]string{"index", "--output", filepath.Join(dir, "index")}, indexFlags...)...)
 		}), "index")

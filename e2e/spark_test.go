@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,22 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sparkEnv runs TestSparkMatchesEmbedded when set: it does not pass yet (see the skip
-// message), so it is not part of `go test ./...` until it does.
-const sparkEnv = "NEARDUP_SPARK"
-
 // TestSparkMatchesEmbedded runs the engine matrix on Beam's Spark job server against a
 // standalone Spark cluster on loopback (a master and two workers of one core each, all
 // separate JVMs), its SDK workers separate processes started by the Spark executors.
 func TestSparkMatchesEmbedded(t *testing.T) {
-	if os.Getenv(sparkEnv) == "" {
-		msg := "e2e: SKIPPING TestSparkMatchesEmbedded (set " + sparkEnv + "=1 to run it): it fails. " +
-			"On Beam's Spark runner neardup's documents_read counter comes out doubled (seed corpus: " +
-			"8 read, 3 kept + 1 removed), so the accounting check leaves the outputs uncommitted; " +
-			"see docs/engines.md"
-		fmt.Fprintf(os.Stderr, "\n*** %s ***\n\n", msg)
-		t.Skip(msg)
-	}
 	home := engineHome(t, "spark")
 	runEngineMatrix(t, newEngine(t, "spark", startSpark(t, home)))
 }

@@ -115,6 +115,9 @@ type editPlan struct {
 func (g *generator) edit(r *rand.Rand, l lang, src []token, dst []token) ([]token, editPlan) {
 	o := &g.opts
 	v := g.vocabs[l]
+	if o.PartialRate > 0 && r.Float64() < o.PartialRate {
+		return g.excerpt(r, v, src, dst), editPlan{}
+	}
 	k := 2 * r.Float64()
 	del, sub, ins := o.DeleteRate*k, o.SubstituteRate*k, o.InsertRate*k
 	dst = dst[:0]
@@ -324,4 +327,28 @@ var boilerplate = [numLangs]struct{ headers, footers []string }{
 			"本文首发于合作网站。",
 		},
 	},
+}
+
+// excerpt derives a partial copy from src: a run of 30–90% of its words, verbatim, with
+// fresh words before and after it, in all a share w of the excerpt's length drawn from
+// [0, 1). Its containment in src is then about 1/(1+w): from ½ to 1, around any
+// threshold a user would pick.
+func (g *generator) excerpt(r *rand.Rand, v *vocab, src []token, dst []token) []token {
+	n := max(1, int(float64(len(src))*(0.3+0.6*r.Float64())))
+	start := r.IntN(len(src) - n + 1)
+	wrap := int(float64(n) * r.Float64())
+	before := r.IntN(wrap + 1)
+	fresh := func(k int) {
+		for i := range k {
+			dst = append(dst, token{word: v.sample(r), cap: i == 0, punct: pComma * uint8(min(1, (i+1)/k))})
+		}
+	}
+	dst = dst[:0]
+	fresh(before)
+	dst = append(dst, src[start:start+n]...)
+	dst[len(dst)-n].cap = true
+	fresh(wrap - before)
+	last := &dst[len(dst)-1]
+	last.punct, last.para = pPeriod, false
+	return dst
 }

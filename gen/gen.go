@@ -43,6 +43,10 @@ type Options struct {
 	BoilerplateRate float64 // header and/or footer added
 	TruncateRate    float64 // last 5–25% of the words cut off
 	NoiseRate       float64 // case, whitespace or punctuation noise
+	// PartialRate is the share of duplicates that are partial copies instead: an
+	// excerpt of 30–90% of the source's words, wrapped in fresh text of up to as many
+	// words again (see excerpt).
+	PartialRate float64
 
 	Workers int // generating goroutines; 0 means GOMAXPROCS (output does not depend on it)
 }
@@ -80,6 +84,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.BoilerplateRate, "boilerplate-rate", o.BoilerplateRate, "probability that a duplicate gets a boilerplate header and/or footer")
 	fs.Float64Var(&o.TruncateRate, "truncate-rate", o.TruncateRate, "probability that a duplicate is truncated")
 	fs.Float64Var(&o.NoiseRate, "noise-rate", o.NoiseRate, "probability that a duplicate gets case/whitespace/punctuation noise")
+	fs.Float64Var(&o.PartialRate, "partial-rate", o.PartialRate, "probability that a duplicate is a partial copy: an excerpt of 30-90% of its source wrapped in fresh text (for --measure containment)")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "generating goroutines (0: GOMAXPROCS); does not change the output")
 }
 
@@ -113,7 +118,7 @@ func (o *Options) Validate() error {
 		v float64
 	}{{"cyrillic", o.CyrillicFraction}, {"cjk", o.CJKFraction}, {"insert-rate", o.InsertRate},
 		{"delete-rate", o.DeleteRate}, {"substitute-rate", o.SubstituteRate}, {"boilerplate-rate", o.BoilerplateRate},
-		{"truncate-rate", o.TruncateRate}, {"noise-rate", o.NoiseRate}} {
+		{"truncate-rate", o.TruncateRate}, {"noise-rate", o.NoiseRate}, {"partial-rate", o.PartialRate}} {
 		if err := rate(r.n, r.v); err != nil {
 			return err
 		}

@@ -39,10 +39,12 @@ func segmentsIndex(t *testing.T, cfg Config, dir, kept string, bits int) *index.
 // TestAgainstSegmentsEqualsAgainstShards: deduplicating a new batch against an index of
 // segments, where the indexed documents are only looked up, writes the same kept,
 // removed and clusters files, byte for byte, as against the same documents indexed in
-// format 1, where they go through the whole pipeline, on generated corpora whose index
-// is a dedup's kept output (the workflow of docs/index.md). At 64 bits that holds by
-// construction; at 32 it holds unless a 32-bit collision moves a similarity (see
-// docs/index.md), which these corpora do not show.
+// format 1, where they go through the whole pipeline, on generated corpora: an index of
+// a dedup's kept output (the workflow of docs/index.md), and one of the raw corpus, which
+// holds near-duplicates and exact duplicates of its own (neither format links two indexed
+// documents, elem.BothIndexed). At 64 bits that holds by construction; at 32 it holds
+// unless a 32-bit collision moves a similarity (see docs/index.md), which these corpora
+// do not show.
 func TestAgainstSegmentsEqualsAgainstShards(t *testing.T) {
 	dir := t.TempDir()
 	parts := genParts(t, dir, 3000, 1000)
@@ -51,32 +53,42 @@ func TestAgainstSegmentsEqualsAgainstShards(t *testing.T) {
 	base := DefaultConfig()
 	cfgOld := base
 	cfgOld.Inputs, cfgOld.Output = []string{old}, filepath.Join(dir, "out-old")
-	dedup(t, cfgOld)
-	kept := filepath.Join(cfgOld.Output, "kept.jsonl")
-
-	// Each index is built at the same path: removed.jsonl names it.
-	idx := filepath.Join(dir, "idx")
-	buildIndex(t, base, idx, kept)
-	run := func(name, idx string) map[string]string {
-		cfg := base
-		cfg.Inputs, cfg.Output, cfg.Against = []string{batch}, filepath.Join(dir, name), []string{idx}
-		out, _ := dedup(t, cfg)
-		return out
-	}
-	want := run("out-shards", idx)
-	removed := strings.Count(want["removed.jsonl"], "\n")
-	indexedClusters := strings.Count(want["clusters.jsonl"], `"indexed"`)
-	require.Greater(t, indexedClusters, 50, "the batch must have many near-duplicates in the index")
-	t.Logf("against format 1: %d removed, %d clusters with an indexed document", removed, indexedClusters)
-	for _, bits := range []int{64, 32} {
-		require.NoError(t, os.RemoveAll(idx))
-		segmentsIndex(t, base, idx, kept, bits)
-		got := run(fmt.Sprintf("out-segments-%d", bits), idx)
-		for _, f := range []string{"kept.jsonl", "removed.jsonl", clustersFile} {
-			if got[f] != want[f] {
-				t.Errorf("%d bits: %s differs from against format 1:\n%s", bits, f, firstDiff(want[f], got[f]))
+	_, stOld := dedup(t, cfgOld)
+	require.Greater(t, stOld.Counts["removed"], int64(200), "the raw index must hold near-duplicates of its own")
+	for _, source := range []struct{ name, path string }{
+		{"kept", filepath.Join(cfgOld.Output, "kept.jsonl")},
+		{"raw", old},
+	} {
+		t.Run(source.name, func(t *testing.T) {
+			// Each index is built at the same path: removed.jsonl names it.
+			idx := filepath.Join(dir, "idx-"+source.name)
+			buildIndex(t, base, idx, source.path)
+			run := func(name, idx string) map[string]string {
+				cfg := base
+				cfg.Inputs, cfg.Output, cfg.Against = []string{batch}, filepath.Join(dir, source.name+"-"+name), []string{idx}
+				out, _ := dedup(t, cfg)
+				return out
 			}
-		}
+			want := run("out-shards", idx)
+			removed := strings.Count(want["removed.jsonl"], "\n")
+			indexedClusters := strings.Count(want[clustersFile], `"indexed"`)
+			require.Greater(t, indexedClusters, 50, "the batch must have many near-duplicates in the index")
+			require.NotContains(t, want[clustersFile], `"size":0`, "a cluster of indexed documents only is no cluster of the run")
+			if source.name == "raw" {
+				require.Regexp(t, `"indexed":\["[^"]*",`, want[clustersFile], "some clusters must hold two indexed documents")
+			}
+			t.Logf("against format 1: %d removed, %d clusters with an indexed document", removed, indexedClusters)
+			for _, bits := range []int{64, 32} {
+				require.NoError(t, os.RemoveAll(idx))
+				segmentsIndex(t, base, idx, source.path, bits)
+				got := run(fmt.Sprintf("out-segments-%d", bits), idx)
+				for _, f := range []string{"kept.jsonl", "removed.jsonl", clustersFile} {
+					if got[f] != want[f] {
+						t.Errorf("%d bits: %s differs from against format 1:\n%s", bits, f, firstDiff(want[f], got[f]))
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -72,6 +72,8 @@ type Config struct {
 	Bands     int    // 0: chosen by the LSH objective
 	Rows      int
 
+	// Measure is MeasureJaccard ("" too) or MeasureContainment (measure.go).
+	Measure    string
 	Verify     string
 	Keep       string
 	CC         string // CCLocal or CCDistributed
@@ -103,6 +105,8 @@ type Config struct {
 	preferred  []string           // Prefer, expanded
 	indexWrite *indexwrite.Target // where UpdateIndex writes
 	spillDir   string             // where featurize spills band entries; "": through the runner
+	// containment is the size-class banding of MeasureContainment, chosen by Validate.
+	containment *lsh.ContainmentScheme
 }
 
 // DefaultConfig returns the defaults the CLI documents.
@@ -121,6 +125,7 @@ func DefaultConfig() Config {
 		MaxShingles:       100_000,
 		GiantClusterShare: 0.01,
 		LSH:               LSHRecall,
+		Measure:           MeasureJaccard,
 		Verify:            pairs.Exact,
 		Keep:              cluster.KeepSmallestID,
 		CC:                cluster.Local,
@@ -213,6 +218,12 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.checkChoices()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
+	}
+	if c.isContainment() {
+		return c.validateMeasure()
+	}
+	if err := c.validateMeasure(); err != nil {
+		return err
 	}
 	switch {
 	case c.Bands == 0 && c.Rows == 0:

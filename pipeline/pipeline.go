@@ -37,8 +37,13 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
-	fates, lines, clusterCounts := cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
-		cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+	var fates, lines, clusterCounts beam.PCollection
+	if cfg.isContainment() {
+		fates, lines, clusterCounts = cluster.Containment(s, exactEdges, verified, cfg.Partitions)
+	} else {
+		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
+			cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+	}
 	if cluster.IsKeepField(cfg.Keep) {
 		var fieldCounts beam.PCollection
 		fates, lines, fieldCounts = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
@@ -58,8 +63,9 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 // countsFile is where build leaves the run's counts in its temporary directory.
 const countsFile = "counts.json"
 
-// Shingler shingles texts exactly as the pipeline run with this configuration does.
-func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Shingler() }
+// Shingler shingles texts exactly as dedup run with this configuration signs and
+// verifies them: whole sets, whatever MaxShingles (which caps only index rows).
+func (c *Config) Shingler() (*shingleset.Shingler, error) { return c.shingleConfig().Full().Shingler() }
 
 func (c *Config) shingleConfig() shingleset.Config {
 	return shingleset.Config{Kind: c.Shingle.Kind.String(), N: c.Shingle.N, StripPunct: c.Normalize.StripPunct,
@@ -81,14 +87,16 @@ func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
 
 func (c *Config) featureOptions() features.Options {
 	return features.Options{Shingle: c.shingleConfig(), Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm,
-		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs()}
+		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs(),
+		Containment: c.containment}
 }
 
 func (c *Config) pairsOptions() pairs.Options {
 	return pairs.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), Partitions: c.Partitions,
 		Renamed: c.renamedFiles(), SpillDir: c.spillDir,
 		Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm, Mode: c.Verify, Threshold: c.Threshold,
-		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor}
+		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor,
+		Containment: c.isContainment()}
 }
 
 func (c *Config) indexRowOptions() indexwrite.Options {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/lsh"
 )
 
 // Stats is stats.json. Everything but Timings is a deterministic function of the input
@@ -33,20 +32,23 @@ type Stats struct {
 
 // Parameters are the settings that decide the result.
 type Parameters struct {
-	NumPerm    int     `json:"num_perm"`
-	Scheme     string  `json:"scheme"`
-	Hash       string  `json:"hash"`
-	Seed       int64   `json:"seed"`
-	LSH        string  `json:"lsh"`
-	Bands      int     `json:"b"`
-	Rows       int     `json:"r"`
-	Threshold  float64 `json:"threshold"`
-	NGram      int     `json:"ngram"`
-	Shingle    string  `json:"shingle"`
-	StripPunct bool    `json:"strip_punct"`
-	Verify     string  `json:"verify"`
-	Keep       string  `json:"keep"`
-	Partitions int     `json:"partitions"`
+	NumPerm   int     `json:"num_perm"`
+	Scheme    string  `json:"scheme"`
+	Hash      string  `json:"hash"`
+	Seed      int64   `json:"seed"`
+	LSH       string  `json:"lsh"`
+	Bands     int     `json:"b"`
+	Rows      int     `json:"r"`
+	Threshold float64 `json:"threshold"`
+	// Measure and Containment are set under --measure containment only.
+	Measure     string             `json:"measure,omitempty"`
+	Containment []ContainmentGroup `json:"containment_groups,omitempty"`
+	NGram       int                `json:"ngram"`
+	Shingle     string             `json:"shingle"`
+	StripPunct  bool               `json:"strip_punct"`
+	Verify      string             `json:"verify"`
+	Keep        string             `json:"keep"`
+	Partitions  int                `json:"partitions"`
 	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
 	BucketAllPairs int `json:"bucket_all_pairs"`
 	// BucketComparisons is the comparison budget per distinct set of a larger bucket.
@@ -57,6 +59,16 @@ type Parameters struct {
 	// The fields the records were read by (the report finds the texts with them).
 	IDField   string `json:"id_field"`
 	TextField string `json:"text_field"`
+}
+
+// ContainmentGroup is the banding of the pairs whose size classes (powers of two) are
+// ClassDistance apart, under --measure containment (lsh.ContainmentGroup).
+type ContainmentGroup struct {
+	ClassDistance int     `json:"class_distance"`
+	MaxSizeRatio  float64 `json:"max_size_ratio"`
+	JaccardFloor  float64 `json:"jaccard_floor"`
+	Bands         int     `json:"b"`
+	Rows          int     `json:"r"`
 }
 
 // CCStats reports connected components' rounds and convergence.
@@ -156,8 +168,15 @@ func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.Pi
 				"raise --bucket-comparisons to check them",
 			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}
+	if cfg.isContainment() {
+		st.Parameters.Measure = cfg.Measure
+		for _, g := range cfg.containment.Groups {
+			st.Parameters.Containment = append(st.Parameters.Containment,
+				ContainmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
+		}
+	}
 	for _, sim := range DetectionSimilarities {
-		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = lsh.Detection(sim, cfg.Bands, cfg.Rows)
+		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = cfg.detection(sim)
 	}
 	return st
 }

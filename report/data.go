@@ -38,6 +38,9 @@ type NearPair struct {
 	Similarity float64 `json:"similarity"`
 }
 
+// measureContainment is stats.json's measure under dedup --measure containment.
+const measureContainment = "containment"
+
 // stats is the part of stats.json the report shows.
 type stats struct {
 	Parameters struct {
@@ -50,6 +53,7 @@ type stats struct {
 		Hash        string  `json:"hash"`
 		Seed        int64   `json:"seed"`
 		Verify      string  `json:"verify"`
+		Measure     string  `json:"measure"` // "" (Jaccard) or measureContainment
 		MaxShingles int     `json:"max_shingles"`
 		IDField     string  `json:"id_field"`
 		TextField   string  `json:"text_field"`

@@ -179,6 +179,8 @@ type texts struct {
 	hashes  map[string][]uint64 // shingle hashes of the whole text
 	removed map[string]removedDoc
 	key     func(string) string // what the word diff compares
+	// containment: pairs are shown at their containment (--measure containment).
+	containment bool
 }
 
 // loadTexts finds the texts of the wanted ids: removed ones in removed.jsonl, kept ones

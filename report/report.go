@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/transforms/containment"
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/shingleset"
 	"github.com/neardup/neardup/transforms/verify"
@@ -125,7 +126,7 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, error) {
 	}
 	p := st.Parameters
 	sh, err := shingleset.Config{Kind: orDefault(p.Shingle, "word"), N: p.NGram, StripPunct: p.StripPunct,
-		Hash: orDefault(p.Hash, "xxhash"), MaxShingles: p.MaxShingles}.Shingler()
+		Hash: orDefault(p.Hash, "xxhash"), MaxShingles: p.MaxShingles}.Full().Shingler() // the page's similarities are exact: whole sets
 	if err != nil {
 		return nil, fmt.Errorf("report: shingle parameters in %s: %w", StatsFile, err)
 	}
@@ -133,9 +134,13 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	docs.containment = p.Measure == measureContainment
 	docs.key = func(w string) string { return normalize.Text(w, normalize.Options{StripPunct: p.StripPunct}) }
 
-	pg := page{Dir: orDefault(o.Name, dir), Stats: &st, Options: o, ClustersTotal: nClusters, Largest: largest, Sims: sims}
+	pg := page{Dir: orDefault(o.Name, dir), Measure: "Jaccard", Stats: &st, Options: o, ClustersTotal: nClusters, Largest: largest, Sims: sims}
+	if p.Measure == measureContainment {
+		pg.Measure = "containment"
+	}
 	pg.fill(raw.Parameters)
 	budget := &budget{left: o.MaxBytes - fixedReserve}
 	for _, c := range sample {
@@ -180,7 +185,7 @@ type pair struct {
 	A, B         string
 	Left, Right  []Segment
 	Diffed       bool   // word differences are marked
-	Sim          string // exact Jaccard of the two, computed here
+	Sim          string // exact Jaccard (or containment) of the two, computed here
 	Note         string
 	Missing      string // what could not be shown
 	Long         bool   // starts collapsed
@@ -195,7 +200,11 @@ func (t *texts) pair(a, b string, bud *budget) pair {
 	pr.HaveA, pr.HaveB = okA, okB
 	pr.CutA, pr.CutB = t.cut[a], t.cut[b]
 	if okA && okB {
-		pr.Sim = fmtSim(verify.Jaccard(t.hashes[a], t.hashes[b]))
+		if t.containment {
+			pr.Sim = fmtSim(containment.Of(t.hashes[a], t.hashes[b]))
+		} else {
+			pr.Sim = fmtSim(verify.Jaccard(t.hashes[a], t.hashes[b]))
+		}
 	}
 	// Each id is shown four times; everything escaped may grow (htmlLen).
 	if size := htmlLen(ta) + htmlLen(tb) + 4*(htmlLen(shownID(a))+htmlLen(shownID(b))) + 512; size > bud.left {
@@ -246,6 +255,7 @@ func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', 4, 64) }
 // page is what the template shows.
 type page struct {
 	Dir           string
+	Measure       string // what the shown similarities are: "Jaccard" or "containment"
 	Stats         *stats
 	Options       Options
 	Params        []kv
@@ -330,6 +340,10 @@ func (pg *page) fill(params map[string]json.RawMessage) {
 		Threshold: p.Threshold,
 	}
 	if s := pg.Sims; s != nil {
+		if p.Measure == measureContainment {
+			plot.Subtitle = fmt.Sprintf("containment threshold %v; the size-class groups' curves: neardup params --measure containment", p.Threshold)
+			plot.XLabel = "containment of the smaller document in the larger"
+		}
 		if s.Basis == "estimate" {
 			plot.XLabel = "similarity of the pair (MinHash estimate: --verify " + p.Verify + ")"
 		}

@@ -80,7 +80,7 @@ button.toggle { font-size: .8em; margin-top: .3em; }
 </div>
 
 <h2 id="clusters">Sampled clusters</h2>
-<p class="note">{{len .Clusters}} of {{.ClustersTotal}} clusters: the largest first, then a random sample seeded by the run's --seed (the same on every run). Each removed document (right, additions in green) is shown beside the kept one (left, words it lacks struck out in red), with the exact Jaccard of the two computed for this page; at most {{.Options.MaxMembers}} removed members per cluster and {{.Options.MaxRunes}} characters per text. <button id="expand-all">expand all texts</button></p>
+<p class="note">{{len .Clusters}} of {{.ClustersTotal}} clusters: the largest first, then a random sample seeded by the run's --seed (the same on every run). Each removed document (right, additions in green) is shown beside the kept one (left, words it lacks struck out in red), with the exact {{.Measure}} of the two computed for this page; at most {{.Options.MaxMembers}} removed members per cluster and {{.Options.MaxRunes}} characters per text. <button id="expand-all">expand all texts</button></p>
 {{if .Omitted}}<p class="warn">{{.Omitted}} {{plural .Omitted "pair is" "pairs are"}} listed without texts: the report's size cap of {{.Options.MaxBytes}} bytes was reached.</p>{{end}}
 {{range .Clusters}}<section class="cluster" data-cluster="{{id .ID}}">
 <h3>Cluster <code>{{id .ID}}</code>: {{.Size}} documents{{if .Random}} <span class="note">(random sample)</span>{{else}} <span class="note">(among the largest)</span>{{end}}</h3>

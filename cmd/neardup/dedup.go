@@ -29,6 +29,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	methodFlags(fs, &cfg)
 	lshFlags(fs, &cfg)
 	againstFlags(fs, &cfg)
+	fs.StringVar(&cfg.Measure, "measure", cfg.Measure, "jaccard (|A∩B|/|A∪B|; clusters are connected components) or containment (|A∩B|/|A| for the smaller A: partial copies are removed into the cluster of a kept document containing them; docs/method.md)")
 	fs.StringVar(&cfg.Verify, "verify", cfg.Verify, "how candidates are decided: exact (Jaccard of shingle sets), estimate (MinHash) or none (every LSH candidate)")
 	fs.StringVar(&cfg.Keep, "keep", cfg.Keep, "which cluster member is kept: smallest-id, longest, or field:NAME:max|min (the largest/smallest value of a top-level field; missing loses, ties: smallest id)")
 	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "dedup (write kept and removed records) or annotate (write every record to annotated.jsonl/.parquet with its cluster fields added)")

@@ -20,9 +20,9 @@ func methodFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
 		cfg.Shingle.Kind = k
 		return err
 	})
-	fs.IntVar(&cfg.MaxShingles, "max-shingles", cfg.MaxShingles, "index rows (neardup index, --update-index) keep at most this many shingle hashes, the smallest; dedup signs and verifies every document on its whole set and counts those above it as capped_documents; 0: no cap")
+	fs.IntVar(&cfg.MaxShingles, "max-shingles", cfg.MaxShingles, "index rows (neardup index, --update-index) keep at most this many shingle hashes, the smallest; dedup signs and verifies every document on its whole set (exact) and counts those above it as capped_documents; against an index (--against, query) a document above it is compared by this sample, an estimate; 0: no cap")
 	fs.BoolVar(&cfg.Normalize.StripPunct, "strip-punct", cfg.Normalize.StripPunct, "strip punctuation before shingling")
-	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "Jaccard similarity at or above which a pair is a duplicate")
+	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "exact similarity (Jaccard, or containment under --measure containment) at or above which a pair is a duplicate")
 	fs.IntVar(&cfg.NumPerm, "num-perm", cfg.NumPerm, "MinHash permutations")
 	fs.Func("scheme", "MinHash scheme: affine32, affine64 or legacy (datasketch 2.0's) (default affine32)", func(v string) error {
 		s, err := minhash.ParseScheme(v)

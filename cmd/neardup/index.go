@@ -9,10 +9,13 @@ import (
 	"io"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/query"
 	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -25,8 +28,9 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	info := fs.String("info", "", "print the manifest, counts and checksum status of the index at this path, and exit")
 	compact := fs.String("compact", "", "merge the segments of the index at this path into one (a format 1 index is converted to format 2), commit it as a new generation, and exit")
 	bits := fs.Int("shingle-bits", index.DefaultShingleBits, "--compact of a format 1 index: width of the stored shingle hashes, 1 to 64 (64: Jaccard exactly as dedup computes it; 32: within about 800 bytes per document, see docs/index.md)")
-	segments := fs.Bool("segments", false, "write format 2 (one segment, --shingle-bits wide hashes) in this process instead of format 1 with the pipeline; JSONL inputs only")
-	shards := fs.Int("shards", index.DefaultShards, "shard files of a new index (documents are spread by a hash of their id)")
+	indexFormat := fs.Int("index-format", 2, "2: one segment laid out for lookup (--shingle-bits wide hashes), built in this process, JSONL inputs; 1: Parquet shards of full hashes, built with the pipeline on any runner from any input format (convert with --compact)")
+	fs.BoolFunc("segments", "same as --index-format 2, the default", func(string) error { *indexFormat = 2; return nil })
+	shards := fs.Int("shards", index.DefaultShards, "--index-format 1: shard files of a new index (documents are spread by a hash of their id)")
 	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; normally a dedup's kept output")
 	fs.StringVar(&cfg.Output, "output", "", "the index directory to create (local or gs://)")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl, text or parquet")
@@ -36,7 +40,7 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	lshFlags(fs, &cfg)
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: neardup index --input GLOB [--input GLOB...] --output IDX [method flags]\n       neardup index --info IDX\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: neardup index --input GLOB [--input GLOB...] --output IDX [--index-format 1|2] [method flags]\n       neardup index --info IDX\n       neardup index --compact IDX\n\nflags:")
 		fs.PrintDefaults()
 	}
 	fs.Init("index", flag.ContinueOnError)
@@ -60,8 +64,12 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
-	if *segments {
+	switch *indexFormat {
+	case 2:
 		return indexSegments(ctx, cfg, *bits, stdout)
+	case 1:
+	default:
+		return usageError{fmt.Errorf("--index-format: %d, want 1 or 2", *indexFormat)}
 	}
 	beam.Init()
 	var progress io.Writer
@@ -132,10 +140,15 @@ func compactIndex(ctx context.Context, dir string, bits int, stdout io.Writer) e
 	return nil
 }
 
-// indexSegments builds a new index of format 2 from JSONL inputs in this process.
+// indexSegments builds a new index of format 2 from JSONL inputs in this process. It
+// refuses what only the pipeline does (another runner, text or Parquet inputs) rather
+// than ignore it, naming --index-format 1.
 func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io.Writer) error {
 	if bits < 1 || bits > 64 {
 		return usageError{fmt.Errorf("--shingle-bits: %d, want 1 to 64", bits)}
+	}
+	if r := *runners.Runner; (r != "" && r != "prism" && r != "direct") || *jobopts.Endpoint != "" {
+		return usageError{fmt.Errorf("--runner %s --endpoint %q: a format 2 index is built in this process; add --index-format 1 to build format 1 with the pipeline (then neardup index --compact converts it)", r, *jobopts.Endpoint)}
 	}
 	if _, err := index.ReadManifest(ctx, cfg.Output); err == nil {
 		return fmt.Errorf("--output %s is already an index; add documents with dedup --against %s --update-index", cfg.Output, cfg.Output)
@@ -143,6 +156,11 @@ func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io
 	paths, err := files.Expand(ctx, cfg.Inputs)
 	if err != nil {
 		return usageError{fmt.Errorf("--input: %w", err)}
+	}
+	for _, p := range paths {
+		if f, err := source.FileFormat(p, cfg.Format); err != nil || f != source.FormatJSONL {
+			return usageError{fmt.Errorf("--input %s: a format 2 index is built from JSONL; add --index-format 1 for text or Parquet inputs (then neardup index --compact converts it)", p)}
+		}
 	}
 	m, rejected, err := query.AddCounting(ctx, cfg.Output, index.NewSegmented(cfg.IndexParams(), bits), func(yield func(query.Item, error) bool) {
 		for _, p := range paths {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,35 @@ func TestParamsJSON(t *testing.T) {
 	assert.Contains(t, err.Error(), "b < 2")
 }
 
+// params --measure containment shows each size-class group's banding and S-curve.
+func TestParamsContainment(t *testing.T) {
+	out, err := run(t, params, "--measure", "containment", "--json")
+	require.NoError(t, err)
+	var rep struct {
+		Keys   int `json:"keys_per_document"`
+		Groups []struct {
+			Distance  int                `json:"class_distance"`
+			Bands     int                `json:"bands"`
+			Rows      int                `json:"rows"`
+			Detection map[string]float64 `json:"detection"`
+		} `json:"groups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Groups, 4)
+	assert.Equal(t, 28, rep.Groups[0].Bands)
+	assert.Equal(t, 2, rep.Groups[0].Rows)
+	assert.Equal(t, 326, rep.Keys)
+	for _, g := range rep.Groups {
+		assert.GreaterOrEqual(t, g.Detection["0.85"], 0.99, "group %d", g.Distance)
+	}
+	text, err := run(t, params, "--measure", "containment")
+	require.NoError(t, err)
+	assert.Contains(t, text, "under 8.0 times the smaller is always in a group")
+
+	_, err = run(t, params, "--measure", "cosine")
+	assert.Equal(t, 2, exitCode(err))
+}
+
 // --num-perm has a maximum, refused as a usage error by every verb that takes it,
 // before any work (with --bands/--rows given, nothing else would stop it).
 func TestNumPermMaximum(t *testing.T) {
@@ -128,4 +158,26 @@ func TestSignWritesLeanMinHashHex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want.Values, got.Values)
 	assert.Equal(t, int64(1), got.Seed)
+}
+
+// compare shingles whole sets as dedup does: a document of 150,000 distinct words and its
+// 90% prefix, both above the default --max-shingles, compare at their exact Jaccard 0.9,
+// not at the Jaccard of two capped samples (0.818).
+func TestCompareLargeDocumentsExactly(t *testing.T) {
+	words := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		return b.String()
+	}
+	path := filepath.Join(t.TempDir(), "large.jsonl")
+	line := func(id, text string) string {
+		b, _ := json.Marshal(map[string]string{"id": id, "text": text})
+		return string(b) + "\n"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(line("whole", words(150_000))+line("prefix", words(135_000))), 0o644))
+	out, err := run(t, compare, "--ngram", "1", path)
+	require.NoError(t, err)
+	assert.Contains(t, out, "whole prefix 0.9 REMOVE")
 }

@@ -29,9 +29,17 @@ func runParams(args []string, stdout, _ io.Writer) error {
 	numPerm := fs.Int("num-perm", 128, "MinHash permutations")
 	objective := fs.String("lsh", pipeline.LSHRecall, "objective: recall (dedup's default) or datasketch (MinHashLSH's choice)")
 	fpWeight := fs.Float64("fp-weight", 0.5, "with --lsh datasketch: weight of false positives (false negatives get 1 minus it)")
+	measure := fs.String("measure", pipeline.MeasureJaccard, "jaccard, or containment: the size-class banding of dedup --measure containment")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	switch *measure {
+	case pipeline.MeasureJaccard:
+	case pipeline.MeasureContainment:
+		return containmentParams(stdout, *threshold, *numPerm, *asJSON)
+	default:
+		return usageError{fmt.Errorf("--measure: must be jaccard or containment, got %q", *measure)}
 	}
 	p, err := pipeline.ChooseLSH(*objective, *threshold, *numPerm)
 	if *objective == pipeline.LSHDatasketch {

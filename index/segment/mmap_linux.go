@@ -1,7 +1,9 @@
 package segment
 
 import (
+	"bytes"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,3 +32,21 @@ func unmapFile(b []byte) { unix.Munmap(b) }
 // dropPages lets the kernel take back the mapping's resident pages (the page cache
 // keeps them): they count in the process's resident set until then.
 func dropPages(b []byte) { unix.Madvise(b, unix.MADV_DONTNEED) }
+
+// residentFileBytes is the process's resident memory backed by files (the second and
+// third fields of /proc/self/statm: resident and shared pages), -1 when unknown.
+func residentFileBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return -1
+	}
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return -1
+	}
+	shared, err := strconv.ParseInt(string(f[2]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return shared * int64(os.Getpagesize())
+}

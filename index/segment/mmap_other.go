@@ -5,3 +5,4 @@ package segment
 func mapFile(string, int64) []byte { return nil }
 func unmapFile([]byte)             {}
 func dropPages([]byte)             {}
+func residentFileBytes() int64     { return -1 }

@@ -20,12 +20,17 @@ type Reader struct {
 	r      files.ReaderAt
 	mapped []byte        // the whole file, when it is local: reads are then copies
 	reads  atomic.Uint64 // reads from mapped since its pages were last dropped
-	f      footer
-	size   int64
-	fences [][]uint64
-	pos    []uint64 // block positions, band after band, and the end of the last
-	ow     int
-	bufs   sync.Pool
+	// checked has a bit per band block of mapped whose checksum passed: a mapping of the
+	// file, which no one writes, shows a block the same bytes on every read, so each
+	// is checked once per Reader rather than on every lookup (most of a lookup's cost
+	// was the checksum's pass over a block of which the search reads a few lines).
+	checked []atomic.Uint64
+	f       footer
+	size    int64
+	fences  [][]uint64
+	pos     []uint64 // block positions, band after band, and the end of the last
+	ow      int
+	bufs    sync.Pool
 }
 
 // DamagedError is a segment whose bytes fail a check.
@@ -61,11 +66,18 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 	return r, nil
 }
 
-// dropEvery is the number of reads from a mapped file after which its pages are
-// dropped from the resident set: a read maps at most the kernel's fault-around window
-// (64 KiB by default), so the resident part of an index stays within some hundred MiB
-// whatever its size.
-const dropEvery = 1 << 12
+// checkEvery is the number of reads from a mapped file between two looks at the
+// process's file-backed resident memory; when that exceeds MaxResident, the mapping's
+// pages are dropped from the resident set (the page cache keeps them). Dropping costs
+// little, but every page read after it faults again: an index whose blocks and records
+// fit in MaxResident stays mapped, and a larger one is dropped only once reads have
+// brought MaxResident of it in, so the resident part stays bounded whatever the index
+// size and the faults per read fall as MaxResident grows.
+const checkEvery = 1 << 12
+
+// MaxResident bounds the file-backed resident memory a process reading mapped segments
+// keeps (see checkEvery). Set it before opening readers.
+var MaxResident int64 = 1 << 30
 
 // view returns the n bytes at off: a slice of the mapped file, or read into buf.
 func (r *Reader) view(buf []byte, off, n uint64) ([]byte, error) {
@@ -73,7 +85,7 @@ func (r *Reader) view(buf []byte, off, n uint64) ([]byte, error) {
 		return nil, r.damaged("%d bytes at offset %d lie past its end (%d bytes)", n, off, r.size)
 	}
 	if r.mapped != nil {
-		if r.reads.Add(1)%dropEvery == 0 {
+		if r.reads.Add(1)%checkEvery == 0 && residentFileBytes() > MaxResident {
 			dropPages(r.mapped)
 		}
 		return r.mapped[off : off+n : off+n], nil
@@ -158,6 +170,9 @@ func (r *Reader) load() error {
 			return r.damaged("fence block positions not ascending")
 		}
 	}
+	if r.mapped != nil {
+		r.checked = make([]atomic.Uint64, (blocks+63)/64)
+	}
 	return nil
 }
 
@@ -199,8 +214,14 @@ func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error
 		buf = b
 	}
 	data := b[:len(b)-4]
-	if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return blockView{}, buf, r.damaged("band %d, block %d: checksum mismatch", band, k)
+	word, bit := idx/64, uint64(1)<<(idx%64)
+	if r.checked == nil || r.checked[word].Load()&bit == 0 {
+		if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+			return blockView{}, buf, r.damaged("band %d, block %d: checksum mismatch", band, k)
+		}
+		if r.checked != nil {
+			r.checked[word].Or(bit)
+		}
 	}
 	v, ok := viewBlock(data, r.fences[band][k], int(n), r.ow)
 	if !ok || v.key(0) != r.fences[band][k] {

@@ -176,11 +176,16 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int) bucketed {
 			members = append(members, strings.Clone(e.ID))
 		}
 		r.shared++
+		skipped := 0
 		n, all := candidates.Pairs(members, maxAll, func(u, v string) {
+			if elem.BothIndexed(u, v) {
+				skipped++
+				return
+			}
 			p := elem.PartOfString(u, partitions)
 			r.edges[p] = append(r.edges[p], elem.Edge{U: u, V: v})
 		})
-		r.pairs += int64(n)
+		r.pairs += int64(n - skipped)
 		if !all {
 			r.large++
 			for _, id := range members { // sorted: members[0] is the pivot
@@ -213,11 +218,17 @@ func bandEntries(batch elem.BandBatch) ([]elem.BandEntry, error) {
 }
 
 // compactBandEntries sorts band entries by (band key, set) and keeps one entry per
-// (band key, set): the one with the smallest id. It is the same whatever order the
-// entries arrived in.
+// (band key, set), the one with the smallest id, and one more when the set is both
+// indexed and not: the smallest id that is not indexed. A pair of two indexed documents
+// is never formed (elem.BothIndexed), so a new copy of an indexed set must meet the
+// set's indexed neighbours itself, as a format 2 lookup meets them. It is the same
+// whatever order the entries arrived in.
 func compactBandEntries(entries []elem.BandEntry) []elem.BandEntry {
 	entries = sortBandEntries(entries)
-	return slices.CompactFunc(entries, func(a, b elem.BandEntry) bool { return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check })
+	return slices.CompactFunc(entries, func(a, b elem.BandEntry) bool {
+		return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check &&
+			(elem.IDClass(a.ID) == elem.ClassIndexed) == (elem.IDClass(b.ID) == elem.ClassIndexed)
+	})
 }
 
 // compareBandEntries orders band entries by (band key, set, check, id). Not cmp.Or,

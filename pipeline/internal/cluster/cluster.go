@@ -227,8 +227,12 @@ func keepOne(counts *tally.Bundle, members []elem.Member, keep string) (fates []
 // Settle records the decision for one cluster whose members are sorted by id: each
 // input member's fate, the cluster's counts (added to counts) and its clusters.jsonl
 // line. Indexed members are listed apart: they are never removed and are no input
-// records to decide.
+// records to decide. A cluster of indexed documents only (exact duplicates within an
+// index) is no cluster of the run: it gets no line and is not counted.
 func Settle(counts *tally.Bundle, members []elem.Member, label, kept string) (fates []elem.Fate, _, line string, err error) {
+	if elem.IDClass(members[len(members)-1].ID) == elem.ClassIndexed {
+		return nil, label, "", nil // sorted by id: the last member is indexed, so all are
+	}
 	ids := make([]string, 0, len(members))
 	var indexed []string
 	for _, m := range members {

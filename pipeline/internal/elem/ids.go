@@ -48,6 +48,12 @@ func IDClass(id string) int {
 	return ClassInput
 }
 
+// BothIndexed reports whether both ends of a pair are indexed documents. Such a pair is
+// never an edge: a run answers for its input documents, and an index's documents are
+// linked only through them, whatever the index's format (a format 2 lookup never forms
+// the pair at all).
+func BothIndexed(u, v string) bool { return IDClass(u) == ClassIndexed && IDClass(v) == ClassIndexed }
+
 // IndexOf is the ordinal of an indexed id's index, or -1.
 func IndexOf(id string) int {
 	if !strings.HasPrefix(id, indexedPrefix) || len(id) < len(indexedPrefix)+4 {

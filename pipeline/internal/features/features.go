@@ -37,6 +37,9 @@ type Options struct {
 	Rows       int
 	Partitions int
 	SpillDir   string // where band entries are spilled; "": through the runner
+	// Containment, when set, replaces the Bands×Rows banding with the size-class
+	// banding of --measure containment.
+	Containment *lsh.ContainmentScheme
 	// Lookup are the --against indexes of segments, looked up by every document.
 	Lookup []LookupRef
 }
@@ -60,7 +63,7 @@ func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions}
 // NewFeaturize is the DoFn Sign featurizes documents with.
 func NewFeaturize(o Options) *FeaturizeFn {
 	return &FeaturizeFn{Shingle: o.Shingle, Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm,
-		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir, Lookup: o.Lookup}
+		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir, Lookup: o.Lookup, Containment: o.Containment}
 }
 
 // CheckUniqueIDs gathers the locations, PCollection<KV<int, elem.LocBatch>>, by id
@@ -152,7 +155,7 @@ type features struct {
 // num_perm) and scratch are the caller's scratch memory; the result keeps neither.
 // sh does not cap (shingleset.Config.Full): a set larger than maxShingles is only
 // counted as capped, for the index rows that do cap it.
-func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer, bands, rows int, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
+func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer, bands, rows int, contain *lsh.ContainmentScheme, sig []uint64, scratch *shingleset.Scratch, d record.Doc) features {
 	start := time.Now()
 	hashes, _ := elem.DocSet(sh, scratch, d)
 	r := features{capped: maxShingles > 0 && len(hashes) > maxShingles, shingles: int64(len(hashes)), hashes: hashes}
@@ -161,6 +164,11 @@ func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer,
 	signStart := time.Now()
 	r.shingleNanos = int64(signStart.Sub(start))
 	signer.SignInto(sig, hashes)
+	if contain != nil {
+		r.bandKeys = contain.AppendKeys(nil, sig, len(hashes))
+		r.minhashNanos = int64(time.Since(signStart))
+		return r
+	}
 	r.bandKeys = make([]uint64, bands)
 	for band := range r.bandKeys {
 		r.bandKeys[band] = lsh.BandKey(sig, band, rows)
@@ -192,6 +200,8 @@ type FeaturizeFn struct {
 	Partitions int
 	SpillDir   string
 	Lookup     []LookupRef
+	// Containment: see Options.
+	Containment *lsh.ContainmentScheme
 
 	pool    *ordered.Pool[record.Doc, features]
 	indexes []*index.Segments
@@ -223,7 +233,7 @@ func (f *FeaturizeFn) Setup() error {
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
 		sig, scratch, lsc := make([]uint64, f.NumPerm), &shingleset.Scratch{}, &index.Scratch{}
 		return func(d record.Doc) features {
-			r := featurize(sh, f.Shingle.MaxShingles, signer, f.Bands, f.Rows, sig, scratch, d)
+			r := featurize(sh, f.Shingle.MaxShingles, signer, f.Bands, f.Rows, f.Containment, sig, scratch, d)
 			if len(f.indexes) > 0 {
 				// Index rows hold capped sets: a document over the cap is looked up
 				// by the same bottom-k sample.

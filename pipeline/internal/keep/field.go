@@ -215,7 +215,9 @@ func (f *keepFieldFn) ProcessElement(label string, iter func(*RankedMember) bool
 	for _, p := range elem.SortedKeys(byPart) {
 		emitFates(p, elem.FateBatch{Items: byPart[p]})
 	}
-	emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
+	if line != "" { // "": a cluster of indexed documents only (cluster.Settle)
+		emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
+	}
 	return nil
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/verify"
 )
@@ -52,6 +51,9 @@ type Options struct {
 	Floor       float64 // estimates below it are counted (estimate_filtered)
 	Comparisons int     // candidates.Resolve's budget per member of a large bucket
 	BudgetFloor int     // candidates.Budget's floor, in sets
+	// Containment decides by the containment of the smaller set instead of Jaccard
+	// (--measure containment): see decideContainment.
+	Containment bool
 }
 
 func init() {
@@ -90,6 +92,7 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options)
 	return beam.ParDo3(s, &checkPairsFn{
 		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
 		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
+		Containment: o.Containment,
 	}, elem.Gather(s, elem.AppendHalves, halves))
 }
 
@@ -276,11 +279,12 @@ type checkPairsFn struct {
 	Floor       float64
 	Comparisons int // Resolve's budget per member of a large bucket (candidates.Budget)
 	BudgetFloor int // candidates.Budget's floor, in sets
+	Containment bool
 
 	signer   *minhash.Signer
 	sigLimit int64 // bytes of signatures one decider holds in a block (see signatures)
 	pool     *elem.PartitionPool[elem.HalfBatch, decided]
-	counts tally.Bundle
+	counts   tally.Bundle
 }
 
 func (f *checkPairsFn) Setup() error {
@@ -448,9 +452,14 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		if hashes[i], err = d.load(x, i); err != nil {
 			return 0, false, err
 		}
-		sig[i] = d.sigs.of(x, i, hashes[i])
+		if !f.Containment {
+			sig[i] = d.sigs.of(x, i, hashes[i])
+		}
 	}
 	d.counts.candidates++
+	if f.Containment {
+		return d.decideContainment(u, v, hashes)
+	}
 	est := d.sigs.estimate(sig[0], sig[1])
 	sim = est
 	switch f.Mode {
@@ -472,6 +481,9 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		ok = true
 	}
 	e := elem.Edge{U: u.Node, V: v.Node, Sim: sim}
+	if elem.BothIndexed(e.U, e.V) {
+		return sim, ok, nil // compared for a large bucket's resolution only (elem.BothIndexed)
+	}
 	d.near.Add(e, ok)
 	if !ok {
 		d.counts.falseCandidates++
@@ -481,30 +493,4 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	e.ULen, e.VLen = u.Length, v.Length
 	d.out = append(d.out, e)
 	return sim, true, nil
-}
-
-// resolve decides one large bucket from its members' sets, sorted by id.
-func (d *decider) resolve(members []half) error {
-	ms := make([]scored, len(members))
-	for i, h := range members {
-		ms[i] = scored{half: h, sig: -1}
-	}
-	d.reset(len(ms))
-	threshold := d.f.Threshold
-	if d.f.Mode == None {
-		threshold = 0 // every comparison is accepted: the bucket is one cluster
-	}
-	var err error
-	res := candidates.Resolve(len(ms), threshold, candidates.Budget(len(ms), d.f.Comparisons, d.f.BudgetFloor),
-		func(i, j int) float64 {
-			if err != nil {
-				return 0
-			}
-			var sim float64
-			sim, _, err = d.decide(&ms[i], &ms[j])
-			return sim
-		})
-	d.counts.compared += res.Compared
-	d.counts.unresolved += res.Unresolved
-	return err
 }

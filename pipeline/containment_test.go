@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Unigram sets: big = {0..999}; excerpt = {100..699} and 60 words of its own, so its
+// containment in big is 600/660 but its Jaccard only 600/1060; copy is excerpt again;
+// quote = {0..199} and 300 words of its own, contained in big at 0.4 only; other
+// shares nothing.
+func containmentCorpus(t *testing.T) string {
+	return writeLines(t, filepath.Join(t.TempDir(), "partial.jsonl"),
+		jsonDoc("big", words(0, 1000)),
+		jsonDoc("excerpt", words(100, 600)+" "+words(50_000, 60)),
+		jsonDoc("copy", words(100, 600)+" "+words(50_000, 60)),
+		jsonDoc("quote", words(0, 200)+" "+words(60_000, 300)),
+		jsonDoc("other", words(70_000, 500)))
+}
+
+func TestContainmentRemovesPartialCopiesIntoTheirContainer(t *testing.T) {
+	in := containmentCorpus(t)
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Output, cfg.Measure = []string{in}, t.TempDir(), MeasureContainment
+	cfg.Shingle.N = 1
+	out, st := dedup(t, cfg)
+
+	removed := parseRemoved(t, out["removed.jsonl"])
+	require.Len(t, removed, 2, out["removed.jsonl"])
+	for _, id := range []string{"excerpt", "copy"} {
+		assert.Equal(t, "big", removed[id].Cluster, id)
+		assert.Equal(t, 600.0/660, removed[id].Similarity, "%s: the exact containment", id)
+	}
+	assert.Equal(t, `{"cluster":"big","size":3,"kept":"big","members":["big","copy","excerpt"]}`, strings.TrimSpace(out[clustersFile]))
+	assert.Equal(t, int64(3), st.Counts["kept"])
+	assert.Equal(t, MeasureContainment, st.Parameters.Measure)
+	assert.Contains(t, out["report.html"], "exact containment of the two")
+	assert.Contains(t, out["report.html"], `class="sim">0.9091</b>`)
+	assert.NotEmpty(t, st.Parameters.Containment)
+
+	// Every bucket resolved as a large one: the same decisions.
+	cfg.Output, cfg.BucketAllPairs = t.TempDir(), 1
+	large, st := dedup(t, cfg)
+	assert.Equal(t, out[clustersFile], large[clustersFile])
+	assert.Equal(t, stripPlace(t, out["removed.jsonl"]), stripPlace(t, large["removed.jsonl"]))
+	assert.Positive(t, st.Counts["large_buckets"])
+	assert.Zero(t, st.Counts["unresolved_bucket_pairs"])
+	cfg.BucketAllPairs = DefaultConfig().BucketAllPairs
+
+	// Jaccard finds only the exact copy.
+	cfg.Measure, cfg.Output = MeasureJaccard, t.TempDir()
+	out, _ = dedup(t, cfg)
+	removed = parseRemoved(t, out["removed.jsonl"])
+	require.Len(t, removed, 1)
+	assert.Equal(t, "copy", removed["excerpt"].Cluster)
+}
+
+func TestContainmentRejectsFlagsItDoesNotApply(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Verify = "estimate" }, "--verify estimate"},
+		{func(c *Config) { c.Keep = "longest" }, "--keep longest"},
+		{func(c *Config) { c.Bands, c.Rows = 4, 4 }, "--bands/--rows"},
+		{func(c *Config) { c.Against = []string{"idx"} }, "--against"},
+		{func(c *Config) { c.Measure = "cosine" }, "--measure: must be"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Inputs, cfg.Output, cfg.Measure = []string{"x.jsonl"}, "out", MeasureContainment
+		tc.edit(&cfg)
+		assert.ErrorContains(t, cfg.Validate(), tc.want)
+	}
+}
