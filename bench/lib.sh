@@ -1,7 +1,7 @@
 # Shared helpers for the bench/*.sh scripts; source it from the repo root.
 # Scratch data goes to bench/out/ (gitignored). ND may point at a prebuilt binary.
 set -euo pipefail
-OUT=bench/out
+OUT=${OUT:-bench/out}
 ND=${ND:-/tmp/nd}
 mkdir -p "$OUT"
 if [ ! -x "$ND" ]; then

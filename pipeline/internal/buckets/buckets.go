@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"math/bits"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -64,7 +65,19 @@ type bucketFn struct {
 
 	pool   *elem.PartitionPool[elem.BandBatch, bucketed]
 	counts tally.Bundle
+	// asked are the large-bucket member requests already sent in this bundle, up to
+	// maxAsked: a family of near-copies fills one bucket per band with the same members
+	// under the same smallest id, and Verify needs each member once. The rest of the
+	// repeats are removed after the shuffle.
+	asked    map[memberRequest]struct{}
+	maxAsked int
 }
+
+// memberRequest is a large bucket's member request: the bucket's smallest id, the member.
+type memberRequest struct{ pivot, node string }
+
+// askedBytes is about what one entry of bucketFn.asked costs.
+const askedBytes = 96
 
 // bucketed is what one band partition yields: candidate edges and large-bucket members
 // by destination partition, and the counter sums.
@@ -77,6 +90,8 @@ type bucketed struct {
 }
 
 func (f *bucketFn) Setup() {
+	// The requests remembered take at most a 32nd of the process's memory limit.
+	f.maxAsked = int(min(debug.SetMemoryLimit(-1)/32/askedBytes, 1<<24))
 	f.pool = elem.NewPartitionPool(func(b elem.BandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) })
 }
 
@@ -90,7 +105,27 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch elem.BandBat
 func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch), emitCount func(tally.Count)) error {
 	err := f.pool.Flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
 	f.counts.Emit(emitCount)
+	f.asked = nil
 	return err
+}
+
+// unasked removes from members (in place) the requests already sent in this bundle.
+func (f *bucketFn) unasked(members []elem.Half) []elem.Half {
+	if f.asked == nil {
+		f.asked = map[memberRequest]struct{}{}
+	}
+	out := members[:0]
+	for _, h := range members {
+		k := memberRequest{h.V, h.Node}
+		if _, ok := f.asked[k]; ok {
+			continue
+		}
+		if len(f.asked) < f.maxAsked {
+			f.asked[k] = struct{}{}
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch)) error {
@@ -101,7 +136,9 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 		emit(p, elem.EdgeBatch{Items: b.edges[p]})
 	}
 	for _, p := range elem.SortedKeys(b.members) {
-		emitMember(p, elem.HalfBatch{Items: b.members[p]})
+		if items := f.unasked(b.members[p]); len(items) > 0 {
+			emitMember(p, elem.HalfBatch{Items: items})
+		}
 	}
 	f.counts.Add("shared_buckets", b.shared)
 	f.counts.Add("bucket_edges", b.pairs)

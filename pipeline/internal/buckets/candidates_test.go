@@ -118,3 +118,32 @@ func toAny(ss []string) []any {
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }
+
+// TestUnaskedMembers: a large bucket's member request repeated within a bundle (one
+// bucket per band with the same members) is sent once; past maxAsked remembered
+// requests the repeats pass, for Verify to remove after the shuffle; a new bundle starts
+// afresh.
+func TestUnaskedMembers(t *testing.T) {
+	f := &bucketFn{maxAsked: 3}
+	band := func(ids ...string) []elem.Half {
+		var hs []elem.Half
+		for _, id := range ids {
+			hs = append(hs, elem.BucketMember("a", id))
+		}
+		return hs
+	}
+	nodes := func(hs []elem.Half) []string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, h.Node)
+		}
+		return out
+	}
+	require.Equal(t, []string{"a", "b"}, nodes(f.unasked(band("a", "b"))))
+	require.Empty(t, f.unasked(band("a", "b")))
+	require.Equal(t, []string{"c", "d", "e"}, nodes(f.unasked(band("a", "c", "d", "e"))))
+	require.Equal(t, []string{"d", "e"}, nodes(f.unasked(band("c", "d", "e"))), "only three are remembered")
+	require.Equal(t, []string{"a", "x"}, nodes(f.unasked([]elem.Half{elem.BucketMember("b", "a"), elem.BucketMember("b", "x")})), "another pivot, another request")
+	f.asked = nil
+	require.Equal(t, []string{"a"}, nodes(f.unasked(band("a"))))
+}

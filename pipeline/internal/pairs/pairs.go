@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -280,14 +281,19 @@ type checkPairsFn struct {
 	BudgetFloor int // candidates.Budget's floor, in sets
 	Containment bool
 
-	signer *minhash.Signer
-	pool   *elem.PartitionPool[elem.HalfBatch, decided]
-	counts tally.Bundle
+	signer   *minhash.Signer
+	sigLimit int64 // bytes of signatures one decider holds in a block (see signatures)
+	pool     *elem.PartitionPool[elem.HalfBatch, decided]
+	counts   tally.Bundle
 }
 
 func (f *checkPairsFn) Setup() error {
 	s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 	f.signer = s
+	// The deciders together hold signatures up to an eighth of the process's memory
+	// limit (--memory on the embedded runner): a larger bucket signs its members again
+	// as it meets them rather than growing with its size.
+	f.sigLimit = debug.SetMemoryLimit(-1) / 8 / int64(runtime.GOMAXPROCS(0))
 	f.pool = elem.NewPartitionPool(f.checkPartition)
 	return err
 }
@@ -336,7 +342,7 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	}
 	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, func(a, b half) int { return compareHalves(a.Half, b.Half) })
-	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme)), decided: decided{near: elem.NewNearBatch()}}
+	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme), f.sigLimit), decided: decided{near: elem.NewNearBatch()}}
 	i := 0
 	for i < len(halves) && halves[i].IsBucketMember() {
 		j := i + 1
@@ -356,7 +362,7 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 		if u.Node != u.U {
 			u, v = v, u
 		}
-		d.sigs.reset(2)
+		d.reset(2)
 		if _, _, err := d.decide(&scored{half: u, sig: -1}, &scored{half: v, sig: -1}); err != nil {
 			return decided{err: err}
 		}
@@ -401,6 +407,13 @@ type decider struct {
 	decided
 }
 
+// reset makes the decider ready for n sets: it forgets the sets and signatures it
+// holds, whose owners may no longer exist.
+func (d *decider) reset(n int) {
+	d.sigs.reset(n)
+	d.held[0].of, d.held[1].of = nil, nil
+}
+
 // load returns x's hashes, held as the pair's i-th set.
 func (d *decider) load(x *scored, i int) ([]uint64, error) {
 	h := &d.held[i]
@@ -434,19 +447,20 @@ type verifyCounts struct {
 func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 	f := d.f
 	var hashes [2][]uint64
+	var sig [2]int
 	for i, x := range []*scored{u, v} {
 		if hashes[i], err = d.load(x, i); err != nil {
 			return 0, false, err
 		}
-		if x.sig < 0 && !f.Containment {
-			x.sig = d.sigs.add(hashes[i])
+		if !f.Containment {
+			sig[i] = d.sigs.of(x, i, hashes[i])
 		}
 	}
 	d.counts.candidates++
 	if f.Containment {
 		return d.decideContainment(u, v, hashes)
 	}
-	est := d.sigs.estimate(u.sig, v.sig)
+	est := d.sigs.estimate(sig[0], sig[1])
 	sim = est
 	switch f.Mode {
 	case None:

@@ -8,7 +8,7 @@ func (d *decider) resolve(members []half) error {
 	for i, h := range members {
 		ms[i] = scored{half: h, sig: -1}
 	}
-	d.sigs.reset(len(ms))
+	d.reset(len(ms))
 	threshold := d.f.Threshold
 	if d.f.Containment {
 		return d.resolveAll(ms)
