@@ -154,32 +154,53 @@ func (f *clusterLocalFn) ProcessElement(_ int, batch elem.EdgeBatch, emitFates f
 		r := find(i)
 		comps[r] = append(comps[r], m)
 	}
-	byPart := map[int][]elem.Fate{}
-	var lines []elem.SortedLine
+	out := settled{partitions: f.Partitions}
 	for _, r := range elem.SortedKeys(comps) {
 		fates, label, line, err := keepOne(&f.counts, comps[r], f.Keep)
 		if err != nil {
 			return err
 		}
-		for _, ft := range fates {
-			p := elem.PartOfString(ft.ID, f.Partitions)
-			byPart[p] = append(byPart[p], ft)
-		}
-		if line == "" {
-			continue
-		}
-		if lines = append(lines, elem.SortedLine{Key: label, Line: line}); len(lines) == elem.BatchItems {
-			emitLines(elem.LineBatch{Items: lines})
-			lines = nil
-		}
+		out.add(fates, label, line, emitLines)
 	}
-	if len(lines) > 0 {
-		emitLines(elem.LineBatch{Items: lines})
-	}
-	for _, p := range elem.SortedKeys(byPart) {
-		emitFates(p, elem.FateBatch{Items: byPart[p]})
-	}
+	out.flush(emitFates, emitLines)
 	return nil
+}
+
+// settled gathers what a step that settles many clusters emits: the fates by id
+// partition, emitted at the end, and the clusters.jsonl lines in batches of
+// elem.BatchItems.
+type settled struct {
+	partitions int
+	byPart     map[int][]elem.Fate
+	lines      []elem.SortedLine
+}
+
+// add takes one cluster's fates and line (Settle's results; no line for "").
+func (o *settled) add(fates []elem.Fate, label, line string, emitLines func(elem.LineBatch)) {
+	if o.byPart == nil {
+		o.byPart = map[int][]elem.Fate{}
+	}
+	for _, ft := range fates {
+		p := elem.PartOfString(ft.ID, o.partitions)
+		o.byPart[p] = append(o.byPart[p], ft)
+	}
+	if line == "" {
+		return
+	}
+	if o.lines = append(o.lines, elem.SortedLine{Key: label, Line: line}); len(o.lines) == elem.BatchItems {
+		emitLines(elem.LineBatch{Items: o.lines})
+		o.lines = nil
+	}
+}
+
+// flush emits the remaining lines and every partition's fates.
+func (o *settled) flush(emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) {
+	if len(o.lines) > 0 {
+		emitLines(elem.LineBatch{Items: o.lines})
+	}
+	for _, p := range elem.SortedKeys(o.byPart) {
+		emitFates(p, elem.FateBatch{Items: o.byPart[p]})
+	}
 }
 
 func (f *clusterLocalFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {

@@ -58,28 +58,15 @@ func (f *containmentFn) ProcessElement(_ int, dups, verified func(*elem.EdgeBatc
 	for _, ft := range containment.Resolve(pairs, dupPairs) {
 		clusters[ft.Kept] = append(clusters[ft.Kept], elem.Member{ID: ft.ID, Sim: ft.Sim})
 	}
-	byPart := map[int][]elem.Fate{}
-	var lines []elem.SortedLine
+	out := settled{partitions: f.Partitions}
 	for _, kept := range slices.Sorted(maps.Keys(clusters)) {
 		members := clusters[kept] // sorted by id, as Resolve returns them
 		fates, label, line, err := Settle(&f.counts, members, members[0].ID, kept)
 		if err != nil {
 			return err
 		}
-		for _, ft := range fates {
-			p := elem.PartOfString(ft.ID, f.Partitions)
-			byPart[p] = append(byPart[p], ft)
-		}
-		if lines = append(lines, elem.SortedLine{Key: label, Line: line}); len(lines) == elem.BatchItems {
-			emitLines(elem.LineBatch{Items: lines})
-			lines = nil
-		}
+		out.add(fates, label, line, emitLines)
 	}
-	if len(lines) > 0 {
-		emitLines(elem.LineBatch{Items: lines})
-	}
-	for _, p := range elem.SortedKeys(byPart) {
-		emitFates(p, elem.FateBatch{Items: byPart[p]})
-	}
+	out.flush(emitFates, emitLines)
 	return nil
 }
