@@ -129,18 +129,8 @@ func (f *writeFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) boo
 	if err != nil {
 		return err
 	}
-	w, err := files.Create(ctx, f.Path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", f.Path, err)
-	}
-	bw := bufio.NewWriter(w)
-	bw.Write(b)
-	if err := bw.Flush(); err != nil {
-		w.Close()
-		return fmt.Errorf("write %s: %w", f.Path, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Path, err)
+	if err := files.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
+		return err
 	}
 	done(len(all))
 	return nil

@@ -434,3 +434,22 @@ func RemoveAll(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// WriteFile creates path (local, gs:// or s3://) and fills it through a buffered writer, whose
+// first error is reported at the flush.
+func WriteFile(ctx context.Context, path string, fill func(*bufio.Writer)) error {
+	w, err := Create(ctx, path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fill(bw)
+	if err := bw.Flush(); err != nil {
+		w.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}

@@ -26,7 +26,6 @@ import (
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/pipeline/internal/output"
 	"github.com/neardup/neardup/record"
 	"github.com/neardup/neardup/transforms/shingleset"
 )
@@ -264,7 +263,7 @@ func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]by
 	if err != nil {
 		return err
 	}
-	if err := output.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
+	if err := files.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
 		return err
 	}
 	done(len(all))

@@ -48,7 +48,7 @@ func (f *writeSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byt
 		all = append(all, b.Items...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Key < all[j].Key })
-	if err := WriteFile(ctx, files.Join(f.Dir, f.Name), func(w *bufio.Writer) {
+	if err := files.WriteFile(ctx, files.Join(f.Dir, f.Name), func(w *bufio.Writer) {
 		for _, l := range all {
 			w.WriteString(l.Line)
 			w.WriteByte('\n')
@@ -60,32 +60,13 @@ func (f *writeSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byt
 	return nil
 }
 
-// WriteFile creates path (local or gs://) and fills it through a buffered writer, whose
-// first error is reported at the flush.
-func WriteFile(ctx context.Context, path string, fill func(*bufio.Writer)) error {
-	w, err := files.Create(ctx, path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	fill(bw)
-	if err := bw.Flush(); err != nil {
-		w.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	return nil
-}
-
 // WriteJSON writes v, indented, to path.
 func WriteJSON(ctx context.Context, path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return WriteFile(ctx, path, func(w *bufio.Writer) {
+	return files.WriteFile(ctx, path, func(w *bufio.Writer) {
 		w.Write(b)
 		w.WriteByte('\n')
 	})
