@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Concat makes dst the concatenation of srcs, in order, removing each src once its bytes
@@ -12,8 +13,9 @@ import (
 // dst is that file moved. Local files are joined without passing through this process:
 // the first is moved into place and the others are appended by the kernel
 // (copy_file_range), so the largest share of a multi-file corpus's output is never
-// copied and the rest is copied once, in the page cache. Elsewhere (gs://, s3://) they
-// are streamed through a reader and a writer.
+// copied and the rest is copied once, in the page cache. Objects of one gs:// bucket are
+// composed by the server. Elsewhere (s3://, across stores) they are streamed through a
+// reader and a writer: S3 copies server-side only in parts of 5 MiB or more.
 func Concat(ctx context.Context, dst string, srcs []string) error {
 	if len(srcs) == 0 {
 		w, err := Create(ctx, dst)
@@ -27,6 +29,12 @@ func Concat(ctx context.Context, dst string, srcs []string) error {
 		local = local && IsLocal(s)
 	}
 	if len(srcs) == 1 || local {
+		if IsLocal(dst) {
+			// Create makes a local file's directory; a rename needs it made.
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return fmt.Errorf("concatenate %s: %w", dst, err)
+			}
+		}
 		if err := Rename(ctx, srcs[0], dst); err != nil {
 			return err
 		}
@@ -34,6 +42,9 @@ func Concat(ctx context.Context, dst string, srcs []string) error {
 			return appendLocal(dst, srcs[1:])
 		}
 		return nil
+	}
+	if sameGCSBucket(append([]string{dst}, srcs...)...) {
+		return composeGCS(ctx, dst, srcs)
 	}
 	w, err := Create(ctx, dst)
 	if err != nil {

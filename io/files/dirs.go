@@ -31,7 +31,7 @@ func SubdirsWithPrefix(ctx context.Context, dir, prefix string) ([]string, error
 		return out, nil
 	}
 	base := Join(dir, prefix)
-	objs, err := list(ctx, base+"**")
+	objs, err := listPrefix(ctx, base)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
@@ -135,7 +135,7 @@ func Tree(ctx context.Context, path string) ([]string, error) {
 			return []string{""}, nil
 		}
 	}
-	under, err := list(ctx, Join(path, "**"))
+	under, err := listPrefix(ctx, Join(path, ""))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", path, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,6 +109,29 @@ func list(ctx context.Context, pattern string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// maxObjectDepth bounds how many "/"-separated levels below a prefix listPrefix finds on
+// s3://: neardup's own trees (outputs, temporary directories) are shallower.
+const maxObjectDepth = 8
+
+// listPrefix lists every object whose name starts with prefix, at any depth below it.
+// gs:// matches "**" across "/"; Beam's s3:// List matches each "*" within one level, so
+// there the levels are listed one by one.
+func listPrefix(ctx context.Context, prefix string) ([]string, error) {
+	if !strings.HasPrefix(prefix, "s3://") {
+		return list(ctx, prefix+"**")
+	}
+	var all []string
+	for depth := range maxObjectDepth {
+		m, err := list(ctx, prefix+"*"+strings.Repeat("/*", depth))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m...)
+	}
+	sort.Strings(all)
+	return slices.Compact(all), nil
 }
 
 // Compression names the codec implied by a path's extension: "gzip" for .gz, "zstd" for
@@ -423,7 +447,7 @@ func RemoveAll(ctx context.Context, dir string) error {
 		}
 		return nil
 	}
-	matches, err := list(ctx, Join(dir, "**"))
+	matches, err := listPrefix(ctx, Join(dir, ""))
 	if err != nil {
 		return fmt.Errorf("remove %s: list: %w", dir, err)
 	}
