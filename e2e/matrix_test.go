@@ -34,7 +34,7 @@ func runEngineMatrix(t *testing.T, e *engine) {
 	seed := filepath.Join(repoRoot(t), "testdata", "seed.jsonl")
 
 	t.Run("seed", func(t *testing.T) {
-		want := engineMatchesEmbedded(t, e, nil, "--input", seed, "--ngram", "2", "--threshold", "0.8")
+		want := engineMatchesEmbedded(t, e, nil, "--input", seed, "--ngram", "2", "--threshold", "0.8", "--cc", "local")
 		assertSeedResult(t, want)
 	})
 
@@ -49,19 +49,19 @@ func runEngineMatrix(t *testing.T, e *engine) {
 
 	t.Run("parquet", func(t *testing.T) {
 		dir := fixture(t, "parquet", func(dir string) { writeParquetCorpus(t, smallCorpus(t), filepath.Join(dir, "corpus.parquet")) })
-		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "corpus.parquet"), "--threshold", "0.8")
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "corpus.parquet"), "--threshold", "0.8", "--cc", "local")
 		require.Contains(t, want, "kept.parquet")
 		require.Contains(t, want, "removed.jsonl")
 		assert.NotEmpty(t, want["removed.jsonl"], "the Parquet corpus has planted duplicates")
 	})
 
 	t.Run("annotate", func(t *testing.T) {
-		want := engineMatchesEmbedded(t, e, nil, "--input", smallCorpus(t), "--threshold", "0.8", "--mode", "annotate")
+		want := engineMatchesEmbedded(t, e, nil, "--input", smallCorpus(t), "--threshold", "0.8", "--mode", "annotate", "--cc", "local")
 		assert.Equal(t, matrixSmall, strings.Count(string(want["annotated.jsonl"]), "\n"), "annotated.jsonl has every record")
 	})
 
 	t.Run("keep-field", func(t *testing.T) {
-		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(repoRoot(t), "testdata", "keep-field.jsonl"), "--keep", "field:stars:max")
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(repoRoot(t), "testdata", "keep-field.jsonl"), "--keep", "field:stars:max", "--cc", "local")
 		clusters := jsonLines(t, want["clusters.jsonl"])
 		require.Len(t, clusters, 1, "clusters.jsonl: %s", want["clusters.jsonl"])
 		assert.Equal(t, "repo-b", clusters[0]["kept"], "the most-starred copy is kept")
@@ -80,7 +80,7 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		e.run(t, nil, append([]string{"index", "--output", engineIndex}, indexFlags...)...)
 		assertSameFiles(t, withoutGenerationID(readTree(t, embeddedIndex)), withoutGenerationID(readTree(t, engineIndex)))
 
-		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "part-1.jsonl"), "--threshold", "0.8", "--against", embeddedIndex)
+		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "part-1.jsonl"), "--threshold", "0.8", "--against", embeddedIndex, "--cc", "local")
 		assert.Contains(t, string(want["removed.jsonl"]), `"index":"`+embeddedIndex+`"`, "the index removed documents")
 	})
 
@@ -92,11 +92,13 @@ func runEngineMatrix(t *testing.T, e *engine) {
 			require.NoError(t, err)
 			s3.put(t, "in/"+name, b)
 		}
-		flags := []string{"--quiet", "--input", "s3://" + s3Bucket + "/in/*.jsonl", "--threshold", "0.8"}
+		// The layout engines and object stores get by default, on both; --cc is left at
+		// auto: local embedded, distributed on the engine.
+		flags := []string{"--quiet", "--input", "s3://" + s3Bucket + "/in/*.jsonl", "--threshold", "0.8", "--layout", "sharded", "--compress", "zstd"}
 		neardup(t, env, append([]string{"dedup", "--output", "s3://" + s3Bucket + "/embedded"}, flags...)...)
 		e.run(t, env, append([]string{"dedup", "--output", "s3://" + s3Bucket + "/" + e.name}, flags...)...)
 		want := s3.objects(t, "embedded/")
-		assert.NotEmpty(t, want["removed.jsonl"])
+		assert.NotEmpty(t, want["removed/part-00001-of-00002.jsonl.zst"])
 		assertSameFiles(t, want, s3.objects(t, e.name+"/"))
 	})
 }
@@ -106,7 +108,10 @@ func runEngineMatrix(t *testing.T, e *engine) {
 // embedded run's.
 func engineMatchesEmbedded(t *testing.T, e *engine, env []string, flags ...string) map[string][]byte {
 	t.Helper()
-	flags = append([]string{"dedup", "--quiet"}, flags...)
+	// The same explicit layout on both: auto picks single embedded, sharded on an engine.
+	// --cc is left at auto (local embedded, distributed on the engine) where the caller
+	// does not set it.
+	flags = append([]string{"dedup", "--quiet", "--layout", "single"}, flags...)
 	embedded := filepath.Join(fixture(t, "embedded "+strings.Join(flags, " "), func(dir string) {
 		neardup(t, env, append(flags, "--output", filepath.Join(dir, "out"))...)
 	}), "out")
@@ -264,7 +269,12 @@ func assertSameFiles(t *testing.T, want, got map[string][]byte) {
 		}
 		switch filepath.Base(name) {
 		case "stats.json":
-			assert.Equal(t, statsWithoutTimings(t, w), statsWithoutTimings(t, g), "%s without timings", name)
+			// connected_components says how clusters were labelled, which --cc auto
+			// chooses by runner; what they are is in the other files.
+			ws, gs := statsWithoutTimings(t, w), statsWithoutTimings(t, g)
+			delete(ws, "connected_components")
+			delete(gs, "connected_components")
+			assert.Equal(t, ws, gs, "%s without timings", name)
 		case "report.html":
 			assert.Contains(t, string(g), "<h1>neardup report</h1>")
 		default:

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/indexwrite"
@@ -76,7 +77,7 @@ type Config struct {
 	Measure    string
 	Verify     string
 	Keep       string
-	CC         string // CCLocal or CCDistributed
+	CC         string // CCAuto, cluster.Local or cluster.Distributed
 	CCRounds   int    // rounds of CCDistributed
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
@@ -93,6 +94,13 @@ type Config struct {
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer
 
+	// Layout is how the record outputs and clusters.jsonl are laid out: layout.Auto,
+	// Single or Sharded (layout.go). Shards is the parts of each sharded output (0: one
+	// per input file); Compress the parts' compression.
+	Layout   string
+	Shards   int
+	Compress string
+
 	Mode           string // ModeDedup or ModeAnnotate
 	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
 	ReportClusters int    // clusters report.html samples
@@ -105,6 +113,8 @@ type Config struct {
 	preferred  []string           // Prefer, expanded
 	indexWrite *indexwrite.Target // where UpdateIndex writes
 	spillDir   string             // where featurize spills band entries; "": through the runner
+	layout     string             // Layout resolved (resolveLayout)
+	shards     int                // Shards resolved
 	// containment is the size-class banding of MeasureContainment, chosen by Validate.
 	containment *lsh.ContainmentScheme
 }
@@ -128,13 +138,15 @@ func DefaultConfig() Config {
 		Measure:           MeasureJaccard,
 		Verify:            pairs.Exact,
 		Keep:              cluster.KeepSmallestID,
-		CC:                cluster.Local,
+		CC:                CCAuto,
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
 		BucketComparisons: candidates.DefaultComparisons,
 		bucketBudgetFloor: candidates.BudgetFloor,
 		BandSpill:         BandSpillAuto,
+		Layout:            layout.Auto,
+		Compress:          layout.None,
 		Mode:              ModeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
 		ReportClusters:    report.DefaultClusters,
@@ -181,9 +193,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
-	case cluster.Local, cluster.Distributed:
+	case CCAuto, cluster.Local, cluster.Distributed:
 	default:
-		errs = append(errs, fmt.Errorf("--cc: must be local or distributed, got %q", c.CC))
+		errs = append(errs, fmt.Errorf("--cc: must be auto, local or distributed, got %q", c.CC))
 	}
 	if c.MaxShingles < 0 {
 		errs = append(errs, fmt.Errorf("--max-shingles: must be 0 (no cap) or positive, got %d", c.MaxShingles))
@@ -205,6 +217,12 @@ func (c *Config) Validate() error {
 	}
 	if c.ReportClusters < 0 {
 		errs = append(errs, fmt.Errorf("--report-clusters: must be 0 or more, got %d", c.ReportClusters))
+	}
+	if err := layout.Check(c.Layout, c.Compress); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Shards < 0 {
+		errs = append(errs, fmt.Errorf("--shards: must be 0 (one per input file) or positive, got %d", c.Shards))
 	}
 	if c.CCRounds < 1 {
 		errs = append(errs, fmt.Errorf("--cc-rounds: must be at least 1, got %d", c.CCRounds))

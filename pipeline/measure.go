@@ -37,7 +37,7 @@ func (c *Config) validateMeasure() error {
 	if c.Keep != cluster.KeepSmallestID {
 		errs = append(errs, fmt.Errorf("--measure containment: the container is kept; --keep %s does not apply", c.Keep))
 	}
-	if c.CC != cluster.Local {
+	if c.CC == cluster.Distributed {
 		errs = append(errs, errors.New("--measure containment: containment pairs are decided on one worker; --cc distributed does not apply"))
 	}
 	if len(c.Against) > 0 || c.UpdateIndex || len(c.Prefer) > 0 {

@@ -40,7 +40,7 @@ func (c *Config) outputNames() []string {
 // --overwrite commit replaces all of those it finds, so that no older run's output stays
 // beside the new set.
 func olderOutputs() []string {
-	return append(sink.AllOutputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
+	return append(append(sink.AllOutputNames(), shardedOutputs()...), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
 }
 
 // checkFormat checks the choices that depend on the inputs' resolved format.

@@ -54,10 +54,20 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 	if cfg.UpdateIndex {
 		indexwrite.Update(s, decisions, cfg.indexWrite, cfg.indexRowOptions(), tempDir)
 	}
-	writeCounts := sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir))
-	output.WriteSorted(s.Scope("WriteClusters"), lines, tempDir, clustersFile)
+	writeCounts := sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir, inputs))
+	output.WriteSorted(s.Scope("WriteClusters"), lines, cfg.clustersLayout(tempDir))
 	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signCounts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)
+}
+
+// clustersLayout is how clusters.jsonl is written: in the sharded layout, one part per
+// output shard; in the single layout, one run per partition, merged.
+func (c *Config) clustersLayout(tempDir string) output.Sorted {
+	o := output.Sorted{Dir: tempDir, Name: clustersFile, Parts: c.Partitions}
+	if c.sharded() {
+		o.Parts, o.Sharded, o.Compress = c.shards, true, c.Compress
+	}
+	return o
 }
 
 // countsFile is where build leaves the run's counts in its temporary directory.
@@ -77,8 +87,11 @@ func (c *Config) sourceConfig() source.Config {
 		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip}
 }
 
-func (c *Config) writeConfig(tempDir string) sink.WriteConfig {
+func (c *Config) writeConfig(tempDir string, inputs []string) sink.WriteConfig {
 	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	if c.sharded() {
+		w.Shards, w.Compress, w.Files = c.shards, c.Compress, inputs
+	}
 	if c.Mode == ModeAnnotate {
 		w.Annotate = c.AnnotatePrefix
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/neardup/neardup/io/files"
@@ -17,20 +18,27 @@ import (
 // an older one rather than leave it to describe another run). It returns the names to
 // commit.
 func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, names []string) ([]string, error) {
+	without := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == report.HTMLFile })
 	if cfg.Mode == ModeAnnotate {
 		// The page shows kept and removed texts side by side; an annotate run writes
 		// neither file, so it has no page to build.
-		return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }), nil
+		return without, nil
 	}
-	o := report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output}
-	if cfg.Format == source.FormatJSONL {
-		o.KeptTexts = files.Join(tempDir, sink.ReportTexts)
+	var err error
+	if cfg.sharded() {
+		// The page samples clusters from whole files; in the sharded layout that would
+		// read every part back through the launcher.
+		err = errors.New("the sharded layout writes no page (--layout single does)")
+	} else {
+		o := report.Options{Clusters: cfg.ReportClusters, Name: cfg.Output}
+		if cfg.Format == source.FormatJSONL {
+			o.KeptTexts = files.Join(tempDir, sink.ReportTexts)
+		}
+		err = report.Write(ctx, tempDir, o)
 	}
-	err := report.Write(ctx, tempDir, o)
 	if err == nil {
 		return names, nil
 	}
 	st.Warnings = append(st.Warnings, "report.html not written: "+err.Error())
-	return slices.DeleteFunc(names, func(n string) bool { return n == report.HTMLFile }),
-		output.WriteJSON(ctx, files.Join(tempDir, statsFile), st)
+	return without, output.WriteJSON(ctx, files.Join(tempDir, statsFile), st)
 }

@@ -46,7 +46,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.checkFormat(); err != nil {
 		return nil, UsageError{err}
 	}
-	names := append(cfg.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile)
+	cfg.resolveLayout(inputs)
+	cfg.resolveCC()
+	names := cfg.committed(append(cfg.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile))
 	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, names) {
 		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", w)
 	}
@@ -123,11 +125,8 @@ const (
 	statsFile    = output.StatsFile
 )
 
+// exists reports whether path is a file or a directory holding files.
 func exists(ctx context.Context, path string) bool {
-	r, err := files.Open(ctx, path)
-	if err != nil {
-		return false
-	}
-	r.Close()
-	return true
+	rel, err := files.Tree(ctx, path)
+	return err == nil && len(rel) > 0
 }

@@ -17,6 +17,8 @@ package once
 import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/internal/onekey"
 )
 
 func init() {
@@ -30,6 +32,7 @@ func init() {
 // of the package that groups a PCollection<T>, beside the consumer's registration.
 func Register[T any]() {
 	register.DoFn1x2[T, int, T](&keyFn[T]{})
+	onekey.Producer(&keyFn[T]{}, 0)
 	register.Iter1[T]()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/neardup/neardup/internal/once"
 	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
 )
@@ -50,10 +51,22 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	d := beam.ParDo(s, &decisionsByFileFn{Annotate: cfg.Annotate != ""}, decisions)
 	r := beam.ParDo(s, &rejectedByFileFn{}, rejected)
 	byFile := beam.GroupByKey(s, beam.Flatten(s, d, r))
-	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate}, byFile)
+	ext := ""
+	if cfg.Shards > 0 && cfg.Format != source.FormatParquet {
+		ext = layout.Ext(cfg.Compress)
+	}
+	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext}, byFile)
+	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
+	if cfg.Shards > 0 {
+		files := slices.Sorted(slices.Values(cfg.Files))
+		fin.Shard = &writeShardFn{TempDir: cfg.TempDir, Format: cfg.Format, Compress: cfg.Compress, Shards: cfg.Shards, Annotate: cfg.Annotate != ""}
+		fin.Files = files
+		parts = beam.ParDo(s, fin.Shard, beam.GroupByKey(s, beam.ParDo(s, &shardOfFn{Files: files, Shards: cfg.Shards}, parts)))
+	}
 	// once.Group rather than a GroupByKey of the parts: it runs exactly once even when there
-	// are no parts at all (empty input), so the outputs always exist.
-	done := beam.ParDo(s, &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}, once.Group[part](s, parts))
+	// are no parts at all (empty input), so the outputs always exist. It gathers one small
+	// record per input file, never per record.
+	done := beam.ParDo(s, fin, once.Group[part](s, parts))
 	once.End(s, done)
 	return counts
 }
@@ -119,6 +132,7 @@ func (f *rejectedByFileFn) FinishBundle(emit func(string, entryBatch)) { f.files
 
 type writePartFn struct {
 	TempDir, Format string
+	Ext             string // the kept and removed parts' compression extension
 	Annotate        string // the --mode annotate field prefix; empty in dedup mode
 
 	counts tally.Bundle
@@ -134,7 +148,7 @@ func (f *writePartFn) ProcessElement(ctx context.Context, file string, batches f
 			}
 		}
 	}
-	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, file, &p)
+	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, f.Ext, file, &p)
 	if err != nil {
 		return err
 	}
@@ -150,6 +164,10 @@ func (f *writePartFn) FinishBundle(_ func(part), count func(tally.Count)) { f.co
 type concatFn struct {
 	TempDir, Format string
 	Annotate        bool
+	// Shard, in the sharded layout, writes the empty parts of shards no file fell in;
+	// Files are the sorted inputs.
+	Shard *writeShardFn
+	Files []string
 }
 
 func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, parts func(*part) bool, done func(int)) error {
@@ -158,8 +176,13 @@ func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bo
 	for parts(&p) {
 		all = append(all, p)
 	}
-	if err := concat(ctx, f.TempDir, f.Format, f.Annotate, all); err != nil {
+	if err := concat(ctx, f.TempDir, f.Format, f.Annotate, f.Shard != nil, all); err != nil {
 		return err
+	}
+	if f.Shard != nil {
+		if err := f.Shard.emptyShards(ctx, f.Files, all); err != nil {
+			return err
+		}
 	}
 	done(len(all))
 	return nil

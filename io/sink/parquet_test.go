@@ -166,7 +166,7 @@ func TestWritePartParquetRefusesMismatchedOutcomes(t *testing.T) {
 		{"past the end", planOf(t, kept(1), kept(2), kept(3), kept(4)), "outcomes for rows after row 3"},
 		{"whole-file rejection and rows", planOf(t, rejectedAt(0, "open error: x"), kept(1)), "rejected whole"},
 	} {
-		_, err := writePart(ctx, t.TempDir(), source.FormatParquet, "", f, tc.plan)
+		_, err := writePart(ctx, t.TempDir(), source.FormatParquet, "", "", f, tc.plan)
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
@@ -182,11 +182,11 @@ func TestConcatParquetRefusesDifferentSchemas(t *testing.T) {
 	}
 	a := writeParquetInput(t, in, "a.parquet", []hfRow{{ID: "1", Text: sp("a")}}, 10)
 	b := writeParquetInput(t, in, "b.parquet", []other{{"2", "b"}}, 10)
-	pa, err := writePart(ctx, tmp, source.FormatParquet, "", a, planOf(t, kept(1)))
+	pa, err := writePart(ctx, tmp, source.FormatParquet, "", "", a, planOf(t, kept(1)))
 	require.NoError(t, err)
-	pb, err := writePart(ctx, tmp, source.FormatParquet, "", b, planOf(t, kept(1)))
+	pb, err := writePart(ctx, tmp, source.FormatParquet, "", "", b, planOf(t, kept(1)))
 	require.NoError(t, err)
-	err = concat(ctx, tmp, source.FormatParquet, false, []part{pb, pa})
+	err = concat(ctx, tmp, source.FormatParquet, false, false, []part{pb, pa})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), a+" and "+b+" have different Parquet schemas")
 }
@@ -223,11 +223,11 @@ func TestWritePartParquetReadError(t *testing.T) {
 	assert.Equal(t, int64(3), p.rejected[0].Line)
 
 	tmp := t.TempDir()
-	pt, err := writePart(ctx, tmp, source.FormatParquet, "", f, &p)
+	pt, err := writePart(ctx, tmp, source.FormatParquet, "", "", f, &p)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), pt.NKept)
 	assert.Equal(t, int64(1), pt.NRejected)
-	require.NoError(t, concat(ctx, tmp, source.FormatParquet, false, []part{pt}))
+	require.NoError(t, concat(ctx, tmp, source.FormatParquet, false, false, []part{pt}))
 	got, err := parquet.ReadFile[hfRow](filepath.Join(tmp, KeptParquet))
 	require.NoError(t, err)
 	assert.Len(t, got, 2)

@@ -155,15 +155,18 @@ func (l *lazyWriter) close() (bool, error) {
 //
 // annotate, when not empty, is the --mode annotate field prefix: the records, all listed
 // as kindAnnotated entries, are written with their cluster fields to the kept part.
-func writePart(ctx context.Context, tempDir, format, annotate, file string, p *plan) (part, error) {
+//
+// ext is appended to the kept and removed parts' names: a compression's extension
+// (layout.Ext) compresses them, for the sharded layout.
+func writePart(ctx context.Context, tempDir, format, annotate, ext, file string, p *plan) (part, error) {
 	pt := part{File: file, Base: partBase(tempDir, file)}
 	ff, err := source.FileFormat(file, format)
 	if err != nil {
 		return pt, err
 	}
 	p.sort()
-	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept"}
-	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed"}
+	kept := &lazyWriter{ctx: ctx, path: pt.Base + ".kept" + ext}
+	removed := &lazyWriter{ctx: ctx, path: pt.Base + ".removed" + ext}
 	rejected := &lazyWriter{ctx: ctx, path: pt.Base + ".rejected"}
 	shown := &lazyWriter{ctx: ctx, path: pt.Base + ".shown"}
 	var rbuf []byte
@@ -324,11 +327,20 @@ func rejectedWhole(p *plan) (bool, error) {
 	return true, nil
 }
 
+// output is a record output and which of a file's parts hold its lines.
+type output struct {
+	name string
+	has  func(part) bool
+	ext  string
+}
+
 // concat joins the parts, in input-file order, into the final outputs under tempDir
 // (files.Concat: on local disk the first part is moved into place and the others are
 // appended to it), deleting each part once joined. Every output is created even when
-// empty, so the commit always has all of them to move.
-func concat(ctx context.Context, tempDir, format string, annotate bool, parts []part) error {
+// empty, so the commit always has all of them to move. When sharded, kept (annotated)
+// and removed are in parts already (writeShardFn), and only rejected and the report's
+// texts are joined.
+func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
 	for i, pt := range parts {
@@ -340,29 +352,19 @@ func concat(ctx context.Context, tempDir, format string, annotate bool, parts []
 		}
 		bases[pt.Base] = pt.File
 	}
-	outs := []struct {
-		name string
-		has  func(part) bool
-		ext  string
-	}{
+	outs := []output{
 		{KeptName(format), func(p part) bool { return p.Kept }, ".kept"},
 		{Removed, func(p part) bool { return p.Removed }, ".removed"},
 		{Rejected, func(p part) bool { return p.Rejected }, ".rejected"},
 	}
 	if annotate {
-		outs = []struct {
-			name string
-			has  func(part) bool
-			ext  string
-		}{{AnnotatedName(format), outs[0].has, outs[0].ext}, outs[2]}
+		outs = []output{{AnnotatedName(format), outs[0].has, outs[0].ext}, outs[2]}
 	} else if format == source.FormatJSONL {
-		outs = append(outs, struct {
-			name string
-			has  func(part) bool
-			ext  string
-		}{ReportTexts, func(p part) bool { return p.Shown }, ".shown"})
+		outs = append(outs, output{ReportTexts, func(p part) bool { return p.Shown }, ".shown"})
 	}
-	if format == source.FormatParquet {
+	if sharded {
+		outs = slices.DeleteFunc(outs, func(o output) bool { return o.ext == ".kept" || o.ext == ".removed" })
+	} else if format == source.FormatParquet {
 		// Parquet files cannot be joined byte-wise: their row groups are merged instead.
 		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts); err != nil {
 			return err

@@ -53,14 +53,14 @@ func TestWritePartAndConcat(t *testing.T) {
 	b := writeInput(t, in, "b.jsonl", "{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}")
 	a := writeInput(t, in, "a.jsonl", "\xef\xbb\xbf{\"id\": \"A1\", \"text\": \"x\"}\n\n {\"id\": \"A3\", \"text\": \"x\"} \n")
 
-	pb, err := writePart(ctx, tmp, "jsonl", "", b, planOf(t, kept(2), kept(1)))
+	pb, err := writePart(ctx, tmp, "jsonl", "", "", b, planOf(t, kept(2), kept(1)))
 	require.NoError(t, err)
 	assert.Equal(t, part{File: b, Base: partBase(tmp, b), Kept: true, NKept: 2}, pb)
-	pa, err := writePart(ctx, tmp, "jsonl", "", a, planOf(t, removedAt(3, "A3", "A1", 0.8), kept(1), rejectedAt(2, "empty line")))
+	pa, err := writePart(ctx, tmp, "jsonl", "", "", a, planOf(t, removedAt(3, "A3", "A1", 0.8), kept(1), rejectedAt(2, "empty line")))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), pa.NKept)
 
-	require.NoError(t, concat(ctx, tmp, "jsonl", false, []part{pb, pa}))
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pb, pa}))
 	assert.Equal(t, "{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
 		readOut(t, tmp, "kept.jsonl"), "BOM dropped, CRLF kept, missing final newline added, file order")
 	assert.Equal(t, `{"id":"A3","cluster":"A1","similarity":0.8,"file":"`+a+`","line":3,"record":{"id": "A3", "text": "x"}}`+"\n",
@@ -72,7 +72,7 @@ func TestWritePartAndConcat(t *testing.T) {
 
 func TestConcatWithNoPartsCreatesEmptyOutputs(t *testing.T) {
 	tmp := t.TempDir()
-	require.NoError(t, concat(context.Background(), tmp, "text", false, nil))
+	require.NoError(t, concat(context.Background(), tmp, "text", false, false, nil))
 	for _, n := range OutputNames("text") {
 		assert.Equal(t, "", readOut(t, tmp, n))
 	}
@@ -82,7 +82,7 @@ func TestWritePartText(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	f := writeInput(t, t.TempDir(), "t.txt", "keep me\nremove \"me\"\n")
-	_, err := writePart(ctx, tmp, "text", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
+	_, err := writePart(ctx, tmp, "text", "", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
 	require.NoError(t, err)
 	require.NoError(t, concatFromDir(t, tmp, "text", f))
 	assert.Equal(t, "keep me\n", readOut(t, tmp, "kept.txt"))
@@ -101,7 +101,7 @@ func concatFromDir(t *testing.T, tmp, format string, fileList ...string) error {
 		}
 		parts = append(parts, pt)
 	}
-	return concat(context.Background(), tmp, format, false, parts)
+	return concat(context.Background(), tmp, format, false, false, parts)
 }
 
 func TestWritePartRefusesMismatchedOutcomes(t *testing.T) {
@@ -121,7 +121,7 @@ func TestWritePartRefusesMismatchedOutcomes(t *testing.T) {
 		{"outcomes after a read error", planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"x"), kept(3)), "where the reader stopped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := writePart(ctx, t.TempDir(), "jsonl", "", f, tc.p)
+			_, err := writePart(ctx, t.TempDir(), "jsonl", "", "", f, tc.p)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), f, "the error names the file")
@@ -156,14 +156,14 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 		func(r record.Rejected) { require.NoError(t, p.add(fromRejected(r))) })
 	require.Len(t, p.rejected, 1)
 	tmp := t.TempDir()
-	pt, err := writePart(ctx, tmp, "jsonl", "", cut, &p)
+	pt, err := writePart(ctx, tmp, "jsonl", "", "", cut, &p)
 	require.NoError(t, err, "a file that broke for the reader breaks at the same line for the sink")
 	assert.Equal(t, p.rejected[0].Line-1, pt.NKept)
 	assert.Equal(t, int64(1), pt.NRejected)
 
 	// A rejection from a read error where the re-read succeeds: the sink stops there too.
 	ok := writeInput(t, in, "ok.jsonl", "{\"text\": \"1\"}\n{\"text\": \"2\"}\n")
-	pt, err = writePart(ctx, t.TempDir(), "jsonl", "", ok, planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"transient")))
+	pt, err = writePart(ctx, t.TempDir(), "jsonl", "", "", ok, planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"transient")))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), pt.NRejected)
 
@@ -172,15 +172,15 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 	for l := int64(1); l < p.rejected[0].Line; l++ {
 		require.NoError(t, noRejection.add(kept(l)))
 	}
-	_, err = writePart(ctx, t.TempDir(), "jsonl", "", cut, &noRejection)
+	_, err = writePart(ctx, t.TempDir(), "jsonl", "", "", cut, &noRejection)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "re-read failed")
 	assert.Contains(t, err.Error(), "unexpected EOF")
 
 	missing := filepath.Join(in, "gone.jsonl")
 	tmp = t.TempDir()
-	pt, err = writePart(ctx, tmp, "jsonl", "", missing, planOf(t, rejectedAt(0, "open error: gone")))
+	pt, err = writePart(ctx, tmp, "jsonl", "", "", missing, planOf(t, rejectedAt(0, "open error: gone")))
 	require.NoError(t, err)
-	require.NoError(t, concat(ctx, tmp, "jsonl", false, []part{pt}))
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pt}))
 	assert.Equal(t, `{"file":"`+missing+`","line":0,"reason":"open error: gone"}`+"\n", readOut(t, tmp, "rejected.jsonl"))
 }

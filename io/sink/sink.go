@@ -53,6 +53,12 @@ type WriteConfig struct {
 	// field names (DefaultAnnotatePrefix): every readable record is written, in input
 	// order, to AnnotatedName(Format) with its cluster fields, instead of kept and removed.
 	Annotate string
+	// Shards, when positive, selects the sharded layout: kept (annotated) and removed
+	// are each Shards parts (layout.Part), compressed by Compress, the input files
+	// Files cut into Shards runs of consecutive files. 0: one file each.
+	Shards   int
+	Compress string
+	Files    []string
 }
 
 // KeptName is the kept output's name for a format: kept.txt for text, kept.parquet for

@@ -43,6 +43,15 @@ func TestClusterLinesRoundTrip(t *testing.T) {
 	assert.Equal(t, b, roundTrip(t, b, encodeLines, decodeLines))
 }
 
+func TestNearBatchesRoundTrip(t *testing.T) {
+	n := NewNearBatch()
+	n.Add(Edge{U: "a", V: "b", Sim: 0.91, ULen: 10, VLen: 12}, true)
+	n.Add(Edge{U: "a", V: "c", Sim: 0.42, ULen: 10, VLen: 1 << 40}, false)
+	n.Add(Edge{U: "é", V: "", Sim: 1}, true)
+	n.Trim()
+	assert.Equal(t, n, roundTrip(t, n, encodeNear, decodeNear))
+}
+
 func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 	bands := BandBatch{Items: []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
 		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}

@@ -29,21 +29,23 @@ func init() {
 
 func AppendEdges(a, b EdgeBatch) EdgeBatch { return EdgeBatch{append(a.Items, b.Items...)} }
 
-func encodeEdges(b EdgeBatch) []byte {
-	return wire.EncodeAll(b.Items, 64*len(b.Items), func(e *encoder, ed Edge) {
-		e.Str(ed.U)
-		e.Str(ed.V)
-		e.F64(ed.Sim)
-		e.Varint(ed.ULen)
-		e.Varint(ed.VLen)
-	})
-}
+func encodeEdges(b EdgeBatch) []byte { return wire.EncodeAll(b.Items, 64*len(b.Items), putEdge) }
 
 func decodeEdges(b []byte) (EdgeBatch, error) {
-	items, err := wire.DecodeAll(b, func(d *decoder) Edge {
-		return Edge{U: d.Str(), V: d.Str(), Sim: d.F64(), ULen: d.Varint(), VLen: d.Varint()}
-	})
+	items, err := wire.DecodeAll(b, getEdge)
 	return EdgeBatch{items}, err
+}
+
+func putEdge(e *encoder, ed Edge) {
+	e.Str(ed.U)
+	e.Str(ed.V)
+	e.F64(ed.Sim)
+	e.Varint(ed.ULen)
+	e.Varint(ed.VLen)
+}
+
+func getEdge(d *decoder) Edge {
+	return Edge{U: d.Str(), V: d.Str(), Sim: d.F64(), ULen: d.Varint(), VLen: d.Varint()}
 }
 
 // CompareEdgeIDs orders edges by (U, V), comparing V only when U ties.

@@ -3,10 +3,9 @@ package elem
 import (
 	"cmp"
 	"math"
-	"reflect"
 	"slices"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/neardup/neardup/internal/wire"
 )
 
 // Bounds of SimilaritiesFile: SimilarityBins bins of equal width over [0, 1], and
@@ -17,8 +16,34 @@ const (
 )
 
 // NearBatch is one verification bundle's share of SimilaritiesFile; merged, the shares
-// give the same file whatever the partitioning.
-func init() { beam.RegisterType(reflect.TypeOf(NearBatch{})) }
+// give the same file whatever the partitioning. Its coder is the wire coder, as every
+// batch's: a runner that lifts output.WriteSimilarities' combine (Flink) encodes the
+// accumulator with it too.
+func init() { wire.RegisterCoder(encodeNear, decodeNear) }
+
+func encodeNear(n NearBatch) []byte {
+	e := encoder{B: make([]byte, 0, 16*SimilarityBins+64*(len(n.Lowest)+len(n.Highest)))}
+	for _, bins := range [][]int64{n.Verified, n.False} {
+		e.Uvarint(uint64(len(bins)))
+		for _, v := range bins {
+			e.Varint(v)
+		}
+	}
+	for _, edges := range [][]Edge{n.Lowest, n.Highest} {
+		e.B = append(e.B, encodeEdges(EdgeBatch{edges})...)
+	}
+	return e.B
+}
+
+func decodeNear(b []byte) (NearBatch, error) {
+	d := decoder{B: b}
+	var n NearBatch
+	n.Verified = wire.DecodeItems(&d, func(d *decoder) int64 { return d.Varint() })
+	n.False = wire.DecodeItems(&d, func(d *decoder) int64 { return d.Varint() })
+	n.Lowest = wire.DecodeItems(&d, getEdge)
+	n.Highest = wire.DecodeItems(&d, getEdge)
+	return n, d.End()
+}
 
 type NearBatch struct {
 	Verified, False []int64 // pairs per similarity bin

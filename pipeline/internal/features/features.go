@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/hashsort"
+	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -88,6 +89,9 @@ func init() {
 	register.Function4x1(checkUniqueIDs)
 	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
 	register.DoFn4x0[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count)](&collapseFn{})
+	// Exact-duplicate edges go under one key, for --cc local.
+	onekey.Producer(&FeaturizeFn{}, 2)
+	onekey.Producer(&collapseFn{}, 0)
 	register.Emitter2[int, elem.LocBatch]()
 	register.Emitter2[int, elem.SetBatch]()
 	register.Emitter2[int, elem.BandBatch]()

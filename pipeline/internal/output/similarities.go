@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/internal/once"
+	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/report"
@@ -24,6 +25,10 @@ func init() {
 	register.Emitter2[int, string]()
 	register.Emitter1[elem.NearBatch]()
 	once.Register[elem.NearBatch]()
+	register.Function1x2(keyNear)
+	register.Function2x1(mergeNear)
+	register.Function2x1(nearOf)
+	onekey.Producer(keyNear, 0)
 }
 
 // WriteSimilarities merges the batches of PCollection<NearBatch> into SimilaritiesFile
@@ -33,8 +38,25 @@ func init() {
 // their id partition: PCollection<KV<int, string>>.
 func WriteSimilarities(s beam.Scope, batches beam.PCollection, dir, basis string, partitions int) beam.PCollection {
 	s = s.Scope("WriteSimilarities")
-	return beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis, Partitions: partitions}, once.Group[elem.NearBatch](s, batches))
+	merged := beam.ParDo(s, nearOf, beam.CombinePerKey(s, mergeNear, beam.ParDo(s, keyNear, batches)))
+	return beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis, Partitions: partitions}, once.Group[elem.NearBatch](s, merged))
 }
+
+// keyNear puts every batch under one key, for mergeNear: the runner merges each
+// bundle's batches before the shuffle, and the merged batch stays small.
+func keyNear(b elem.NearBatch) (int, elem.NearBatch) { return 0, b }
+
+// mergeNear merges two batches and keeps what SimilaritiesFile shows: bin counts and
+// the NearPairs pairs on each side of the threshold, whatever the number of pairs.
+func mergeNear(a, b elem.NearBatch) elem.NearBatch {
+	all := elem.NewNearBatch()
+	all.Merge(a)
+	all.Merge(b)
+	all.Trim()
+	return all
+}
+
+func nearOf(_ int, b elem.NearBatch) elem.NearBatch { return b }
 
 type writeSimilaritiesFn struct {
 	Dir, Basis string

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/record"
@@ -63,6 +64,7 @@ func init() {
 	register.Emitter2[string, readBatch]()
 	register.Iter1[elem.LocBatch]()
 	register.DoFn6x1[context.Context, int, elem.HalfBatch, func(int, elem.EdgeBatch), func(elem.NearBatch), func(tally.Count), error](&checkPairsFn{})
+	onekey.Producer(&checkPairsFn{}, 0) // verified edges under one key, for --cc local
 	register.Iter1[elem.HalfBatch]()
 	register.Emitter2[int, elem.HalfBatch]()
 }

@@ -1,0 +1,120 @@
+package sink
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/files"
+	"github.com/neardup/neardup/io/layout"
+	"github.com/neardup/neardup/io/source"
+)
+
+func init() {
+	register.DoFn2x1[part, func(int, part), error](&shardOfFn{})
+	register.DoFn4x1[context.Context, int, func(*part) bool, func(part), error](&writeShardFn{})
+	register.Emitter2[int, part]()
+	register.Emitter1[part]()
+	register.Iter1[part]()
+}
+
+// Sharded layout: the input files, sorted, are cut into Shards runs of consecutive
+// files, and each run's per-file parts become one part of each record output
+// (layout.Part), joined by the worker that groups the run, in parallel with the others.
+// With one shard per input file (the default) the joining is one rename per output.
+
+// shardOf is the shard of file among the sorted inputs, or -1 when file is not one.
+func shardOf(sorted []string, shards int, file string) int {
+	i, ok := slices.BinarySearch(sorted, file)
+	if !ok {
+		return -1
+	}
+	return i * shards / len(sorted)
+}
+
+// shardOfFn keys each file's part by its shard.
+type shardOfFn struct {
+	Files  []string // sorted
+	Shards int
+}
+
+func (f *shardOfFn) ProcessElement(p part, emit func(int, part)) error {
+	s := shardOf(f.Files, f.Shards, p.File)
+	if s < 0 {
+		return fmt.Errorf("write outputs: %s is not among the inputs", p.File)
+	}
+	emit(s, p)
+	return nil
+}
+
+// writeShardFn joins one shard's parts, in file order, into its part of kept (or
+// annotated) and removed, and passes the parts on for the rejected records and the
+// report's texts.
+type writeShardFn struct {
+	TempDir, Format, Compress string
+	Shards                    int
+	Annotate                  bool
+}
+
+func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, parts func(*part) bool, emit func(part)) error {
+	var all []part
+	var p part
+	for parts(&p) {
+		all = append(all, p)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].File < all[j].File })
+	for _, out := range f.outputs() {
+		dst := files.Join(f.TempDir, layout.Part(out.name, shard, f.Shards, f.compress()))
+		var err error
+		if f.Format == source.FormatParquet && out.ext == ".kept" {
+			err = mergeParquet(ctx, dst, all)
+		} else {
+			err = concatOne(ctx, dst, all, out.has, out.ext+layout.Ext(f.compress()))
+		}
+		if err != nil {
+			return fmt.Errorf("write part %d of %s: %w", shard, out.name, err)
+		}
+	}
+	for _, p := range all {
+		emit(p)
+	}
+	return nil
+}
+
+// compress is the parts' compression: none for Parquet, compressed inside.
+func (f *writeShardFn) compress() string {
+	if f.Format == source.FormatParquet {
+		return layout.None
+	}
+	return f.Compress
+}
+
+// outputs are the record outputs written in parts.
+func (f *writeShardFn) outputs() []output {
+	outs := []output{{KeptName(f.Format), func(p part) bool { return p.Kept }, ".kept"}}
+	if f.Annotate {
+		return []output{{AnnotatedName(f.Format), outs[0].has, outs[0].ext}}
+	}
+	return append(outs, output{Removed, func(p part) bool { return p.Removed }, ".removed"})
+}
+
+// emptyShards writes the parts of the shards no part fell in, so that every part of
+// every record output exists.
+func (f *writeShardFn) emptyShards(ctx context.Context, inputs []string, parts []part) error {
+	has := map[int]bool{}
+	for _, p := range parts {
+		has[shardOf(inputs, f.Shards, p.File)] = true
+	}
+	for s := range f.Shards {
+		if has[s] {
+			continue
+		}
+		if err := f.ProcessElement(ctx, s, func(*part) bool { return false }, func(part) {}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

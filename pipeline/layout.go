@@ -1,0 +1,87 @@
+package pipeline
+
+import (
+	"github.com/neardup/neardup/io/layout"
+	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/pipeline/internal/cluster"
+)
+
+// Output layouts (--layout, --shards, --compress; docs/outputs.md). In the single
+// layout each record output and clusters.jsonl is one file. In the sharded layout each
+// is a directory of parts, layout.Part names: the record outputs' parts are groups of
+// consecutive input files (one each by default) written where they are routed, and
+// clusters.jsonl's are hash partitions of the cluster ids, each in id order; nothing is
+// joined. rejected.jsonl, similarities.json, report.html and stats.json stay files.
+
+// resolveLayout fixes the layout and part count of a run over inputs: auto is single
+// when the workers run in this process (the embedded runner, LOOPBACK), where one file
+// costs nothing; sharded otherwise.
+func (c *Config) resolveLayout(inputs []string) {
+	c.layout = layout.Resolve(c.Layout, workersInProcess(), true)
+	c.shards = c.Shards
+	if c.shards == 0 {
+		c.shards = max(1, len(inputs))
+	}
+}
+
+// CCAuto is --cc's default: connected components in one worker (cluster.Local) when the
+// workers run in this process, where the verified edges are already in its memory, and
+// cluster.Distributed otherwise, so that no worker of a cluster must hold them all.
+// Containment pairs are decided in one worker, so --measure containment is local.
+const CCAuto = "auto"
+
+// resolveCC turns CCAuto into the algorithm the run uses.
+func (c *Config) resolveCC() {
+	if c.CC != CCAuto {
+		return
+	}
+	c.CC = cluster.Distributed
+	if workersInProcess() || c.Measure == MeasureContainment {
+		c.CC = cluster.Local
+	}
+}
+
+func (c *Config) sharded() bool { return c.layout == layout.Sharded }
+
+// committed turns the names of single files into what the run commits: in the sharded
+// layout, the record outputs and clusters.jsonl are directories of parts.
+func (c *Config) committed(names []string) []string {
+	if !c.sharded() {
+		return names
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if n != sink.Rejected && shardable(n) {
+			out[i] = layout.Dir(n)
+		}
+	}
+	return out
+}
+
+// shardable reports whether the output name is written in parts in the sharded layout.
+func shardable(name string) bool {
+	if name == clustersFile {
+		return true
+	}
+	for _, n := range sink.AllOutputNames() {
+		if n == name && n != sink.Rejected {
+			return true
+		}
+	}
+	return false
+}
+
+// shardedOutputs are the directories any sharded run may write, for --overwrite to
+// replace.
+func shardedOutputs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append(sink.AllOutputNames(), clustersFile) {
+		if d := layout.Dir(n); shardable(n) && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
