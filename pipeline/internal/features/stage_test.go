@@ -21,20 +21,12 @@ const stagePartitions = 3
 
 func init() {
 	register.Function2x0(setByHash)
-	register.Function3x0(edgeTexts)
 	register.Function3x0(locTexts)
 }
 
 // setByHash keys one set fingerprint by its hash's partition, as Sign does.
 func setByHash(k elem.SetKey, emit func(int, elem.SetBatch)) {
 	emit(elem.PartOfHash(k.Hash, stagePartitions), elem.SetBatch{Items: []elem.SetKey{k}})
-}
-
-// edgeTexts writes each edge as "U-V sim ULen VLen".
-func edgeTexts(_ int, b elem.EdgeBatch, emit func(string)) {
-	for _, e := range b.Items {
-		emit(fmt.Sprintf("%s-%s %.2f %d %d", e.U, e.V, e.Sim, e.ULen, e.VLen))
-	}
 }
 
 // locTexts writes each location as "id file:line", marked when it is not keyed by its
@@ -64,17 +56,17 @@ func TestCollapse(t *testing.T) {
 	}{
 		{name: "copies join their smallest id",
 			sets:  []elem.SetKey{set("c", 7, 70, 30), set("a", 7, 70, 10), set("b", 7, 70, 20), set("d", 8, 80, 5)},
-			edges: []string{"a-b 1.00 10 20", "a-c 1.00 10 30"}},
+			edges: []string{"a b 1.00 10 20", "a c 1.00 10 30"}},
 		{name: "two groups of copies",
 			sets:  []elem.SetKey{set("x", 1, 10, 1), set("y", 1, 10, 2), set("p", 2, 20, 3), set("q", 2, 20, 4)},
-			edges: []string{"x-y 1.00 1 2", "p-q 1.00 3 4"}},
+			edges: []string{"x y 1.00 1 2", "p q 1.00 3 4"}},
 		{name: "one fingerprint in common is no copy",
 			sets: []elem.SetKey{set("a", 7, 70, 10), set("b", 7, 71, 10), set("c", 9, 70, 10)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			edges, counts := Collapse(s, beam.ParDo(s, setByHash, beam.CreateList(s, tc.sets)))
-			passert.Equals(s, beam.ParDo(s, edgeTexts, edges), stagetest.Any(tc.edges)...)
+			passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(tc.edges)...)
 			require.Equal(t, int64(len(tc.edges)), tallytest.Run(t, p, s, counts)["exact_duplicates"])
 		})
 	}

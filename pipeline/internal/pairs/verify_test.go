@@ -24,7 +24,6 @@ const verifyPartitions = 3
 func init() {
 	register.Function2x0(edgeByU)
 	register.Function2x0(memberByID)
-	register.Function3x0(verifiedTexts)
 }
 
 // edgeByU and memberByID key one item as the earlier stages do: a candidate edge by
@@ -35,13 +34,6 @@ func edgeByU(e elem.Edge, emit func(int, elem.EdgeBatch)) {
 
 func memberByID(h elem.Half, emit func(int, elem.HalfBatch)) {
 	emit(elem.PartOfString(h.Node, verifyPartitions), elem.HalfBatch{Items: []elem.Half{h}})
-}
-
-// verifiedTexts writes each verified edge as "U V sim ULen VLen".
-func verifiedTexts(_ int, b elem.EdgeBatch, emit func(string)) {
-	for _, e := range b.Items {
-		emit(fmt.Sprintf("%s %s %.2f %d %d", e.U, e.V, e.Sim, e.ULen, e.VLen))
-	}
 }
 
 // verifyDocs are the documents of the hand-built corpus, one per line in this order:
@@ -118,7 +110,7 @@ func TestVerify(t *testing.T) {
 			edges := beam.ParDo(s, edgeByU, beam.CreateList(s, tc.edges))
 			bucket := beam.ParDo(s, memberByID, beam.CreateList(s, tc.members))
 			verified, _, _ := Verify(s, stagetest.Locs(s, verifyPartitions, locs), edges, bucket, o)
-			passert.Equals(s, beam.ParDo(s, verifiedTexts, verified), stagetest.Any(tc.want)...)
+			passert.Equals(s, stagetest.Edges(s, verified), stagetest.Any(tc.want)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}

@@ -4,6 +4,8 @@
 package stagetest
 
 import (
+	"fmt"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -13,6 +15,7 @@ import (
 func init() {
 	register.DoFn2x0[elem.IDLoc, func(int, elem.LocBatch)](&locByIDFn{})
 	register.Function2x0(lineTexts)
+	register.Function3x0(edgeTexts)
 }
 
 // Any returns ss as the arguments passert.Equals takes.
@@ -46,5 +49,17 @@ func Lines(s beam.Scope, batches beam.PCollection) beam.PCollection {
 func lineTexts(b elem.LineBatch, emit func(string)) {
 	for _, l := range b.Items {
 		emit(l.Line)
+	}
+}
+
+// Edges takes a PCollection<KV<int, EdgeBatch>> and returns a PCollection<string> of its
+// edges, each as "U V sim ULen VLen".
+func Edges(s beam.Scope, batches beam.PCollection) beam.PCollection {
+	return beam.ParDo(s, edgeTexts, batches)
+}
+
+func edgeTexts(_ int, b elem.EdgeBatch, emit func(string)) {
+	for _, e := range b.Items {
+		emit(fmt.Sprintf("%s %s %.2f %d %d", e.U, e.V, e.Sim, e.ULen, e.VLen))
 	}
 }
