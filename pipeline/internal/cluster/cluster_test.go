@@ -47,8 +47,7 @@ func init() {
 	register.Function2x0(singleEdge)
 }
 
-// singleEdge and singleHalf put one item in a batch under key 0, as the pipeline's stages
-// emit them.
+// singleEdge puts one edge in a batch under key 0, as features.Collapse emits them.
 func singleEdge(e elem.Edge, emit func(int, elem.EdgeBatch)) {
 	emit(0, elem.EdgeBatch{Items: []elem.Edge{e}})
 }
