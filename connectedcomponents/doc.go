@@ -27,12 +27,10 @@
 // four elements per edge.
 //
 // A Beam graph is static, so rounds are unrolled (Options.Rounds, default
-// DefaultRounds = 12). Measured with the in-memory driver of the tests:
-// random graphs (up to 100,000 nodes, below, near and above the giant
-// component threshold) converge in 3–8 rounds; paths in shuffled id order,
-// the slowest shape, in 9 rounds for 1,000 nodes, 11 for 10,000 and 13 for
-// 100,000, a little under log2(n). So 12 rounds cover random graphs with a
-// wide margin and paths of some 10,000 nodes; the paper's worst-case bound is
+// DefaultRounds = 12). Random graphs converge in a few rounds; a path in
+// shuffled id order, the slowest shape, in about log2(n) (TestChainRounds
+// holds it within log2(n)+2). So 12 rounds cover random graphs with a wide
+// margin and paths of thousands of nodes; the paper's worst-case bound is
 // O(log² n) rounds. Extra rounds on a converged graph change nothing.
 //
 // After the rounds, a labelling step (one CoGroupByKey of the two views)

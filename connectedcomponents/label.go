@@ -12,10 +12,9 @@ import (
 )
 
 // DefaultRounds is the number of (Large-Star, Small-Star) rounds Label
-// unrolls when Options.Rounds is 0. Random graphs converge in 4–8 rounds and
-// paths in about log2(n) rounds (see the package doc), so 12 leaves a wide
-// margin for the components near-duplicate detection produces while keeping
-// the graph at 26 GroupByKeys.
+// unrolls when Options.Rounds is 0: a wide margin for the components
+// near-duplicate detection produces (the package doc says why), in a graph of
+// 2·12+2 shuffles.
 const DefaultRounds = 12
 
 // metricsNamespace is the Beam metrics namespace shared by the neardup stages.

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/repotest"
+	"github.com/neardup/neardup/io/parquetfile/parquettest"
 )
 
 func TestAnnotateJSONLKeepsRecordsAndAddsClusterFields(t *testing.T) {
@@ -127,24 +127,10 @@ type annotatedSeedRow struct {
 }
 
 func TestAnnotateParquetAddsColumns(t *testing.T) {
-	note := "all caps"
-	seed := []seedRow{
-		{ID: "D1", Text: "red blue green", Tokens: 3, Quality: 0.9, Langs: []string{"en"}, Meta: &seedMeta{Source: "a", Year: 2020}},
-		{ID: "D2", Text: "red blue green yellow", Tokens: 4, Quality: 0.75, Langs: []string{"en", "fr"}},
-		{ID: "D3", Text: "black white", Tokens: 2, Quality: 0.5, Langs: []string{}, Meta: &seedMeta{Source: "b"}},
-		{ID: "D4", Text: "RED BLUE GREEN", Tokens: 3, Quality: 0.25, Langs: []string{"en"}, Comment: &note},
-	}
-	dir := t.TempDir()
-	var inputs []string
-	for i, rows := range [][]seedRow{seed[:3], seed[3:]} { // two files, two row groups in the first
-		var buf bytes.Buffer
-		w := parquet.NewGenericWriter[seedRow](&buf, parquet.MaxRowsPerRowGroup(2))
-		_, err := w.Write(rows)
-		require.NoError(t, err)
-		require.NoError(t, w.Close())
-		in := filepath.Join(dir, []string{"a.parquet", "b.parquet"}[i])
-		require.NoError(t, os.WriteFile(in, buf.Bytes(), 0o644))
-		inputs = append(inputs, in)
+	seed, dir := seedRows(), t.TempDir()
+	inputs := []string{ // two files, two row groups in the first
+		parquettest.Write(t, filepath.Join(dir, "a.parquet"), seed[:3], 2),
+		parquettest.Write(t, filepath.Join(dir, "b.parquet"), seed[3:], 2),
 	}
 	cfg := DefaultConfig()
 	cfg.Inputs, cfg.Output, cfg.Mode, cfg.Keep = inputs, t.TempDir(), ModeAnnotate, "field:quality:min"

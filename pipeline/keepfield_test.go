@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/repotest"
+	"github.com/neardup/neardup/io/parquetfile/parquettest"
 )
 
 // keptOf maps each cluster (by its smallest id) to the member clusters.jsonl says was kept.
@@ -135,20 +135,7 @@ func TestKeepFieldRejectsTextInput(t *testing.T) {
 }
 
 func TestKeepFieldParquet(t *testing.T) {
-	note := "all caps"
-	seed := []seedRow{
-		{ID: "D1", Text: "red blue green", Tokens: 3, Quality: 0.9, Langs: []string{"en"}, Meta: &seedMeta{Source: "a", Year: 2020}},
-		{ID: "D2", Text: "red blue green yellow", Tokens: 4, Quality: 0.75, Langs: []string{"en", "fr"}},
-		{ID: "D3", Text: "black white", Tokens: 2, Quality: 0.5, Langs: []string{}, Meta: &seedMeta{Source: "b"}},
-		{ID: "D4", Text: "RED BLUE GREEN", Tokens: 3, Quality: 0.25, Langs: []string{"en"}, Comment: &note},
-	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[seedRow](&buf, parquet.MaxRowsPerRowGroup(3))
-	_, err := w.Write(seed)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	in := filepath.Join(t.TempDir(), "seed.parquet")
-	require.NoError(t, os.WriteFile(in, buf.Bytes(), 0o644))
+	in := parquettest.Write(t, filepath.Join(t.TempDir(), "seed.parquet"), seedRows(), 3)
 
 	for _, tc := range []struct{ keep, kept, removed string }{
 		{"field:quality:max", "D1", "D4"},

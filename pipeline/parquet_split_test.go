@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/neardup/neardup/report"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -33,14 +31,7 @@ func splitCorpus(t *testing.T, dir string) string {
 		}
 		rows = append(rows, seedRow{ID: fmt.Sprintf("r%02d", i), Text: base, Tokens: int64(i), Langs: []string{}})
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[seedRow](&buf, parquet.MaxRowsPerRowGroup(2))
-	_, err := w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	in := filepath.Join(dir, "corpus.parquet")
-	require.NoError(t, os.WriteFile(in, buf.Bytes(), 0o644))
-	return in
+	return parquettest.Write(t, filepath.Join(dir, "corpus.parquet"), rows, 2)
 }
 
 // runParquet runs dedup on in, read in ranges of chunk bytes (0: the default, whole for

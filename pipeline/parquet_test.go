@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/io/parquetfile/parquettest"
 	"github.com/neardup/neardup/report"
 )
 
@@ -31,21 +31,21 @@ type seedRow struct {
 	Comment *string   `parquet:"comment,optional"`
 }
 
-func TestSeedCorpusParquet(t *testing.T) {
+// seedRows are the seed corpus's four documents as rows: D4 is D1 in capitals and D2 is
+// D1 with one word more.
+func seedRows() []seedRow {
 	note := "all caps"
-	seed := []seedRow{
+	return []seedRow{
 		{ID: "D1", Text: "red blue green", Tokens: 3, Quality: 0.9, Langs: []string{"en"}, Meta: &seedMeta{Source: "a", Year: 2020}},
 		{ID: "D2", Text: "red blue green yellow", Tokens: 4, Quality: 0.75, Langs: []string{"en", "fr"}},
 		{ID: "D3", Text: "black white", Tokens: 2, Quality: 0.5, Langs: []string{}, Meta: &seedMeta{Source: "b"}},
 		{ID: "D4", Text: "RED BLUE GREEN", Tokens: 3, Quality: 0.25, Langs: []string{"en"}, Comment: &note},
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[seedRow](&buf, parquet.MaxRowsPerRowGroup(3))
-	_, err := w.Write(seed)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	in := filepath.Join(t.TempDir(), "seed.parquet")
-	require.NoError(t, os.WriteFile(in, buf.Bytes(), 0o644))
+}
+
+func TestSeedCorpusParquet(t *testing.T) {
+	seed := seedRows()
+	in := parquettest.Write(t, filepath.Join(t.TempDir(), "seed.parquet"), seed, 3)
 
 	cfg := DefaultConfig()
 	cfg.Inputs = []string{in}

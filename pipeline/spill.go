@@ -11,13 +11,12 @@ import (
 	"github.com/neardup/neardup/io/files"
 )
 
-// Band spilling (--band-spill): the band entries are 15 or so per document, the job's
-// largest shuffle by an order of magnitude, and the embedded Prism runner keeps a
-// shuffle's whole volume in memory about five times over (its persisted copy, the next
-// stage's joined input, the gRPC message both ways, the decoded values). Written to
-// local files by partition instead (internal/spill), they cost their bytes on disk once
-// and the bucketing step holds one partition at a time. That needs every worker to see
-// the same disk, which is true exactly when the workers run in this process.
+// Band spilling (--band-spill): the band entries, one per band and document, are the
+// job's largest shuffle, and the embedded Prism runner holds a shuffle's volume in
+// memory several times over (internal/spill says where). Written to local files by
+// partition instead, they cost their bytes on disk once and the bucketing step holds one
+// partition at a time. That needs every worker to see the same disk, which is true
+// exactly when the workers run in this process.
 const (
 	BandSpillAuto = "auto" // spill when the workers run in this process (the default)
 	BandSpillOff  = "off"  // always through the runner's shuffle

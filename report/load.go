@@ -65,7 +65,7 @@ func eachLine(ctx context.Context, path string, fn func(line []byte, num int64) 
 	}
 	defer r.Close()
 	// The line is valid only during fn: one buffer for the whole file, not an
-	// allocation per line (a million kept lines cost a third of the page's time).
+	// allocation per line.
 	lr := textfile.NewReader(r)
 	for {
 		line, num, err := lr.Next()
@@ -280,8 +280,8 @@ func loadTexts(ctx context.Context, dir, keptTexts string, st *stats, want map[s
 // loadKeptJSONL is the kept-file pass for kept.jsonl: only the id of each line is parsed
 // (jsonl.ParseID), and the whole record only when the id is wanted, so the pass costs a
 // fraction of decoding every kept text. The ids are parsed on a pool of one goroutine per
-// core, a block of lines at a time (the kept file is nearly the whole corpus: a
-// gigabyte at 1M documents); the wanted lines are decoded here, in file order. A line
+// core, a block of lines at a time (the kept file is nearly the whole corpus); the
+// wanted lines are decoded here, in file order. A line
 // without an id is skipped: its id was FILE:LINE of the input, which the input pass after
 // this one reads.
 func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]bool, idField, textField string, add func(id, text string)) error {

@@ -28,8 +28,8 @@ func Func[T any](s []T, key func(T) uint64, compare func(a, b T) int) {
 
 // maxBits bounds the groups of one pass. Each group's next free slot is written in
 // turn, so 2^maxBits of them are the places one pass writes to at once: a few thousand
-// stay in the cache, while a group for every eight of 800,000 hashes had each move miss
-// it and took twice as long as a comparison sort.
+// stay in the cache, while with many more each move misses it and the pass loses to a
+// comparison sort.
 const maxBits = 11
 
 // byTopBits groups s by the bits of key below the top 64-shift ones, which all of s

@@ -27,7 +27,7 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // decompressor reads from: the bytes it consumed are those less what the buffer still
 // holds (consumed), the exact position of the stream's damage. The decompressor gets the
 // *bufio.Reader itself, not a counting wrapper: klauspost's inflater has a fast path for
-// it and reads any other io.ByteReader a byte per interface call, at half the speed.
+// it and reads any other io.ByteReader a byte per interface call.
 type countingReader struct {
 	r io.Reader
 	n int64

@@ -67,8 +67,8 @@ func noMatchError(ctx context.Context, pattern string) error {
 
 // removeFiles deletes the regular files under dir (best effort: os.RemoveAll, which
 // runs after it, reports what is left), several at a time. Deleting a file the page
-// cache still holds is the kernel's work on the caller's core, about 0.6 s per GB: a
-// run's temporary directory holds its output parts and spill files, and, after a
+// cache still holds is kernel work on the caller's core in proportion to its size, and
+// a run's temporary directory holds its output parts and spill files, and, after a
 // commit, the outputs it replaced.
 func removeFiles(dir string) {
 	var paths []string

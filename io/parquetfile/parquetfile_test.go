@@ -46,15 +46,8 @@ var articles = []article{
 // with a footer key/value pair, and returns the path.
 func writeParquet[T any](t *testing.T, dir, name string, rows []T, rowsPerGroup int64) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rowsPerGroup),
+	return parquettest.Write(t, filepath.Join(dir, name), rows, rowsPerGroup,
 		parquet.Compression(&zstd.Codec{}), parquet.KeyValueMetadata("huggingface", `{"info": 1}`))
-	_, err := w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	path := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	return path
 }
 
 func readAll[T any](t *testing.T, path string) []T {

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,11 +8,11 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
-	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/tally/tallytest"
+	"github.com/neardup/neardup/io/parquetfile/parquettest"
 	"github.com/neardup/neardup/record"
 )
 
@@ -31,12 +30,7 @@ func num(n int64) *int64   { return &n }
 
 func writeParquet[T any](t *testing.T, dir, name string, rows []T, rowsPerGroup int64) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rowsPerGroup))
-	_, err := w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return write(t, dir, name, buf.Bytes())
+	return parquettest.Write(t, filepath.Join(dir, name), rows, rowsPerGroup)
 }
 
 func TestReadFileParquet(t *testing.T) {

@@ -43,10 +43,8 @@ const DefaultComparisons = 64
 
 // BudgetFloor is the bucket size below which Budget counts as if the bucket had this many
 // sets. A bucket of a few hundred mutually distant sets (short or templated documents
-// colliding in a band; one such bucket of about 250 sets turned up among 10 million
-// generated documents) needs all its pairs, and at 64 per set 8,192 sets' worth of
-// comparisons is every pair of a bucket of up to 1,024 sets: about half a second of one
-// worker.
+// colliding in a band) needs all its pairs, and at 64 per set 8,192 sets' worth of
+// comparisons is every pair of a bucket of up to 1,024 sets.
 const BudgetFloor = 8192
 
 // Budget is Resolve's budget for a bucket of k distinct sets: perSet comparisons per

@@ -227,11 +227,10 @@ func startsInert(s string) bool {
 }
 
 // validInert reports whether s is valid UTF-8 and, when it is, whether each of its runes
-// is inert or a wide form of ASCII (wideASCII), and whether any is the latter: one pass
-// over the text where checking its encoding and then its runes took two. Such a text's
-// NFKC is the text with its wide forms narrowed, which rebuild does in passing: the
-// ideographic comma, stop and space of Chinese and Japanese text sent every such text
-// through the norm package, three quarters of normalizing it.
+// is inert or a wide form of ASCII (wideASCII), and whether any is the latter, in one
+// pass over the text. Such a text's NFKC is the text with its wide forms narrowed, which
+// rebuild does in passing, so the ideographic comma, stop and space of Chinese and
+// Japanese text do not send it through the norm package, the costly path.
 func validInert(s string) (valid, inert, wide bool) {
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {

@@ -35,8 +35,7 @@ type Scratch struct {
 
 // Set returns the same set as Hashes, in no particular order, in memory owned by scratch
 // (valid until its next use). It is for the featurizing pass, which only fingerprints
-// and signs the set: neither needs it sorted, and sorting every document's hashes cost
-// over half as much as signing them.
+// and signs the set: neither needs it sorted, and sorting is a cost on every document.
 func (s *Shingler) Set(text string, scratch *Scratch) ([]uint64, bool) {
 	norm := normalize.TextReusing(text, s.norm, &scratch.text)
 	h := shingle.AppendHashes(scratch.hashes[:0], norm, s.opts, s.sum)

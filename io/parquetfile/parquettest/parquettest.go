@@ -1,5 +1,5 @@
-// Package parquettest damages Parquet files on purpose, for the tests of the readers that
-// must survive them.
+// Package parquettest writes Parquet files for tests, and damages them on purpose for the
+// tests of the readers that must survive that.
 package parquettest
 
 import (
@@ -9,6 +9,24 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 )
+
+// Write writes rows to path as one Parquet file in row groups of up to rowsPerGroup rows,
+// with the writer options opts, and returns path.
+func Write[T any](t testing.TB, path string, rows []T, rowsPerGroup int64, opts ...parquet.WriterOption) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, append([]parquet.WriterOption{parquet.MaxRowsPerRowGroup(rowsPerGroup)}, opts...)...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // CorruptRowGroup overwrites the first page header of every column chunk of row group g
 // of the file at path with garbage, so reading that row group fails while the footer and

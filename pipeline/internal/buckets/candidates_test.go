@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 )
 
 // testPartitions is the partition count of the hand-built band entries and of the stage.
@@ -101,19 +102,11 @@ func TestCandidates(t *testing.T) {
 			entries := beam.CreateList(s, tc.bands)
 			edges, members, _ := Candidates(s, beam.ParDo(s, bandByKey, entries), beam.ParDo(s, noBands, entries),
 				Options{Partitions: testPartitions, MaxAll: tc.maxAll})
-			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), toAny(tc.edges)...)
-			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), toAny(tc.members)...)
+			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), stagetest.Any(tc.edges)...)
+			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), stagetest.Any(tc.members)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // TestMain runs the tests on Prism.

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +37,7 @@ func TestClusterTransform(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.ParDo(s, singleEdge, beam.CreateList(s, edges))
 			_, lines, _ := Cluster(s, in, Options{CC: tc.cc, Rounds: 12, Partitions: 4, Keep: tc.keep})
-			passert.Equals(s, beam.ParDo(s, lineTexts, lines), toAny(tc.lines)...)
+			passert.Equals(s, stagetest.Lines(s, lines), stagetest.Any(tc.lines)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}
@@ -44,27 +45,11 @@ func TestClusterTransform(t *testing.T) {
 
 func init() {
 	register.Function2x0(singleEdge)
-	register.Function2x0(lineTexts)
 }
 
-func lineTexts(b elem.LineBatch, emit func(string)) {
-	for _, l := range b.Items {
-		emit(l.Line)
-	}
-}
-
-// singleEdge and singleHalf put one item in a batch under key 0, as the pipeline's stages
-// emit them.
+// singleEdge puts one edge in a batch under key 0, as features.Collapse emits them.
 func singleEdge(e elem.Edge, emit func(int, elem.EdgeBatch)) {
 	emit(0, elem.EdgeBatch{Items: []elem.Edge{e}})
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // TestMain runs the tests on Prism.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 )
 
 const fatePartitions = 3
@@ -74,8 +75,8 @@ func TestClusterFates(t *testing.T) {
 				p, s := beam.NewPipelineWithRoot()
 				in := beam.ParDo(s, singleEdge, beam.CreateList(s, tc.edges))
 				fates, lines, _ := Cluster(s, in, Options{CC: cc, Rounds: 12, Partitions: fatePartitions, Keep: tc.keep})
-				passert.Equals(s, beam.ParDo(s, &fateTextsFn{Partitions: fatePartitions}, fates), toAny(tc.fates)...)
-				passert.Count(s, beam.ParDo(s, lineTexts, lines), "lines", tc.lines)
+				passert.Equals(s, beam.ParDo(s, &fateTextsFn{Partitions: fatePartitions}, fates), stagetest.Any(tc.fates)...)
+				passert.Count(s, stagetest.Lines(s, lines), "lines", tc.lines)
 				require.NoError(t, ptest.Run(p))
 			})
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 )
 
 // tieMember is one member of a hand-made cluster: its internal id and text length.
@@ -76,7 +77,7 @@ func TestKeepTies(t *testing.T) {
 				p, s := beam.NewPipelineWithRoot()
 				fates, lines, _ := Cluster(s, beam.ParDo(s, singleEdge, beam.CreateList(s, edges)),
 					Options{CC: cc, Rounds: 12, Partitions: fatePartitions, Keep: tc.keep})
-				passert.Equals(s, beam.ParDo(s, lineTexts, lines), toAny(tc.lines)...)
+				passert.Equals(s, stagetest.Lines(s, lines), stagetest.Any(tc.lines)...)
 				passert.Count(s, beam.ParDo(s, &fateTextsFn{Partitions: fatePartitions}, fates), "fates", 19)
 				require.NoError(t, ptest.Run(p))
 			})

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 	"github.com/neardup/neardup/record"
 )
 
@@ -22,20 +23,13 @@ import (
 const stagePartitions = 3
 
 func init() {
-	register.Function2x0(locByID)
 	register.Function2x0(fateByID)
 	register.Function2x0(shownByID)
 	register.Function2x0(decisionTexts)
 	register.Function3x0(fateTexts)
-	register.Function2x0(lineTexts)
 }
 
-// locByID, fateByID and shownByID key one item by its id's partition, as the earlier
-// stages do.
-func locByID(l elem.IDLoc, emit func(int, elem.LocBatch)) {
-	emit(elem.PartOfString(l.ID, stagePartitions), elem.LocBatch{Items: []elem.IDLoc{l}})
-}
-
+// fateByID and shownByID key one item by its id's partition, as the earlier stages do.
 func fateByID(f elem.Fate, emit func(int, elem.FateBatch)) {
 	emit(elem.PartOfString(f.ID, stagePartitions), elem.FateBatch{Items: []elem.Fate{f}})
 }
@@ -69,12 +63,6 @@ func fateTexts(p int, b elem.FateBatch, emit func(string)) {
 	}
 }
 
-func lineTexts(b elem.LineBatch, emit func(string)) {
-	for _, l := range b.Items {
-		emit(l.Line)
-	}
-}
-
 // TestDecide runs Decide alone: every input document gets one Decision; one in no
 // cluster is kept as its own cluster of one; a clustered one carries its cluster, size
 // and (when removed) similarity; a removal by an indexed document names its index and
@@ -102,16 +90,16 @@ func TestDecide(t *testing.T) {
 		`in.jsonl:5 q removed p 2 1.00 "" true`,
 	}
 	p, s := beam.NewPipelineWithRoot()
-	decisions, counts := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), beam.ParDo(s, fateByID, beam.CreateList(s, fates)),
+	decisions, counts := Decide(s, stagetest.Locs(s, stagePartitions, locs), beam.ParDo(s, fateByID, beam.CreateList(s, fates)),
 		beam.ParDo(s, shownByID, beam.CreateList(s, []string{"f"})), []string{"idx0", "idx1"})
-	passert.Equals(s, beam.ParDo(s, decisionTexts, decisions), toAny(want)...)
+	passert.Equals(s, beam.ParDo(s, decisionTexts, decisions), stagetest.Any(want)...)
 	require.Equal(t, map[string]int64{"kept": 3, "removed": 3}, tallytest.Run(t, p, s, counts))
 }
 
 // TestDecideUnshownSingleton: a document in no cluster and not listed is not Shown.
 func TestDecideUnshownSingleton(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	decisions, _ := Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}})),
+	decisions, _ := Decide(s, stagetest.Locs(s, stagePartitions, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}}),
 		beam.ParDo(s, fateByID, beam.CreateList(s, []elem.Fate(nil))),
 		beam.ParDo(s, shownByID, beam.CreateList(s, []string{"b"})), nil)
 	passert.Equals(s, beam.ParDo(s, decisionTexts, decisions), `in.jsonl:1 a kept a 1 0.00 "" false`)
@@ -122,7 +110,7 @@ func TestDecideUnshownSingleton(t *testing.T) {
 // stage instead of vanishing from the outputs.
 func TestDecideNeedsEveryLocation(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	Decide(s, beam.ParDo(s, locByID, beam.CreateList(s, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}})),
+	Decide(s, stagetest.Locs(s, stagePartitions, []elem.IDLoc{{ID: "a", File: "in.jsonl", Line: 1}}),
 		beam.ParDo(s, fateByID, beam.CreateList(s, []elem.Fate{{ID: "a", Cluster: "a", Size: 2}, {ID: "z", Cluster: "a", Removed: true, Size: 2}})),
 		beam.ParDo(s, shownByID, beam.CreateList(s, []string(nil))), nil)
 	require.ErrorContains(t, ptest.Run(p), "1 clustered documents have no input location")
@@ -193,25 +181,17 @@ func TestByField(t *testing.T) {
 				all = append(all, l)
 			}
 			p, s := beam.NewPipelineWithRoot()
-			fates, lines, _ := ByField(s, beam.ParDo(s, locByID, beam.CreateList(s, all)),
+			fates, lines, _ := ByField(s, stagetest.Locs(s, stagePartitions, all),
 				beam.ParDo(s, fateByID, beam.CreateList(s, tc.fates)), tc.keep, "jsonl", stagePartitions)
 			if tc.failed != "" {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)
 				return
 			}
-			passert.Equals(s, beam.ParDo(s, fateTexts, fates), toAny(tc.want)...)
-			passert.Equals(s, beam.ParDo(s, lineTexts, lines), tc.line)
+			passert.Equals(s, beam.ParDo(s, fateTexts, fates), stagetest.Any(tc.want)...)
+			passert.Equals(s, stagetest.Lines(s, lines), tc.line)
 			require.NoError(t, ptest.Run(p))
 		})
 	}
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // TestMain runs the tests on Prism.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 )
 
 // TestByFieldTies runs ByField alone on clusters built so that the field policy meets a
@@ -91,9 +92,9 @@ func TestByFieldTies(t *testing.T) {
 				lines[i] = fmt.Sprintf(lines[i], tc.kept[i])
 			}
 			p, s := beam.NewPipelineWithRoot()
-			_, out, _ := ByField(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)),
+			_, out, _ := ByField(s, stagetest.Locs(s, stagePartitions, locs),
 				beam.ParDo(s, fateByID, beam.CreateList(s, fates)), tc.keep, "jsonl", stagePartitions)
-			passert.Equals(s, beam.ParDo(s, lineTexts, out), toAny(lines)...)
+			passert.Equals(s, stagetest.Lines(s, out), stagetest.Any(lines)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}

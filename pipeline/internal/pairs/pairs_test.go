@@ -72,6 +72,7 @@ func init() {
 	register.Function1x1(nearSummary)
 }
 
+// singleHalf puts one half in a batch under key 0.
 func singleHalf(h elem.Half, emit func(int, elem.HalfBatch)) {
 	emit(0, elem.HalfBatch{Items: []elem.Half{h}})
 }

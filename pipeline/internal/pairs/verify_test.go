@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
 	"github.com/neardup/neardup/transforms/shingleset"
 )
 
@@ -21,31 +22,18 @@ import (
 const verifyPartitions = 3
 
 func init() {
-	register.Function2x0(locByID)
 	register.Function2x0(edgeByU)
 	register.Function2x0(memberByID)
-	register.Function3x0(verifiedTexts)
 }
 
-// locByID, edgeByU and memberByID key one item as the earlier stages do: a location
-// and a large bucket's member by the id's partition, a candidate edge by U's.
-func locByID(l elem.IDLoc, emit func(int, elem.LocBatch)) {
-	emit(elem.PartOfString(l.ID, verifyPartitions), elem.LocBatch{Items: []elem.IDLoc{l}})
-}
-
+// edgeByU and memberByID key one item as the earlier stages do: a candidate edge by
+// U's partition, a large bucket's member by its id's.
 func edgeByU(e elem.Edge, emit func(int, elem.EdgeBatch)) {
 	emit(elem.PartOfString(e.U, verifyPartitions), elem.EdgeBatch{Items: []elem.Edge{e}})
 }
 
 func memberByID(h elem.Half, emit func(int, elem.HalfBatch)) {
 	emit(elem.PartOfString(h.Node, verifyPartitions), elem.HalfBatch{Items: []elem.Half{h}})
-}
-
-// verifiedTexts writes each verified edge as "U V sim ULen VLen".
-func verifiedTexts(_ int, b elem.EdgeBatch, emit func(string)) {
-	for _, e := range b.Items {
-		emit(fmt.Sprintf("%s %s %.2f %d %d", e.U, e.V, e.Sim, e.ULen, e.VLen))
-	}
 }
 
 // verifyDocs are the documents of the hand-built corpus, one per line in this order:
@@ -121,8 +109,8 @@ func TestVerify(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			edges := beam.ParDo(s, edgeByU, beam.CreateList(s, tc.edges))
 			bucket := beam.ParDo(s, memberByID, beam.CreateList(s, tc.members))
-			verified, _, _ := Verify(s, beam.ParDo(s, locByID, beam.CreateList(s, locs)), edges, bucket, o)
-			passert.Equals(s, beam.ParDo(s, verifiedTexts, verified), toAny(tc.want)...)
+			verified, _, _ := Verify(s, stagetest.Locs(s, verifyPartitions, locs), edges, bucket, o)
+			passert.Equals(s, stagetest.Edges(s, verified), stagetest.Any(tc.want)...)
 			require.NoError(t, ptest.Run(p))
 		})
 	}
@@ -132,19 +120,11 @@ func TestVerify(t *testing.T) {
 // by name instead of being dropped.
 func TestVerifyNeedsEveryLocation(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	locs := beam.ParDo(s, locByID, beam.CreateList(s, []elem.IDLoc{{ID: "a", File: "x.jsonl", Line: 1}}))
+	locs := stagetest.Locs(s, verifyPartitions, []elem.IDLoc{{ID: "a", File: "x.jsonl", Line: 1}})
 	edges := beam.ParDo(s, edgeByU, beam.CreateList(s, []elem.Edge{{U: "a", V: "zz"}}))
 	members := beam.ParDo(s, memberByID, beam.CreateList(s, []elem.Half(nil)))
 	Verify(s, locs, edges, members, Options{Partitions: verifyPartitions, Mode: Exact, Scheme: "affine32", Seed: 1, NumPerm: 16,
 		Shingle: shingleset.Config{Kind: "word", N: 2, Hash: "xxhash"}, Source: source.Config{Format: "jsonl"}})
 	err := ptest.Run(p)
 	require.ErrorContains(t, err, `candidate "zz" has no input location`)
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

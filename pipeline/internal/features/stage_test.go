@@ -1,0 +1,107 @@
+package features
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/internal/prismtest"
+	"github.com/neardup/neardup/internal/tally/tallytest"
+	"github.com/neardup/neardup/pipeline/internal/elem"
+	"github.com/neardup/neardup/pipeline/internal/stagetest"
+)
+
+// stagePartitions is the partition count of the hand-built collections.
+const stagePartitions = 3
+
+func init() {
+	register.Function2x0(setByHash)
+	register.Function3x0(locTexts)
+}
+
+// setByHash keys one set fingerprint by its hash's partition, as Sign does.
+func setByHash(k elem.SetKey, emit func(int, elem.SetBatch)) {
+	emit(elem.PartOfHash(k.Hash, stagePartitions), elem.SetBatch{Items: []elem.SetKey{k}})
+}
+
+// locTexts writes each location as "id file:line", marked when it is not keyed by its
+// id's partition.
+func locTexts(p int, b elem.LocBatch, emit func(string)) {
+	for _, l := range b.Items {
+		s := fmt.Sprintf("%s %s:%d", l.ID, l.File, l.Line)
+		if p != elem.PartOfString(l.ID, stagePartitions) {
+			s += fmt.Sprintf(" in partition %d", p)
+		}
+		emit(s)
+	}
+}
+
+// TestCollapse runs Collapse alone on hand-built set fingerprints: documents whose two
+// fingerprints both match are joined to the smallest id among them by a similarity-1.0
+// edge carrying both lengths, one edge per copy, and counted; one fingerprint in common
+// is not a copy.
+func TestCollapse(t *testing.T) {
+	set := func(id string, hash, check uint64, length int64) elem.SetKey {
+		return elem.SetKey{Hash: hash, Check: check, ID: id, Length: length}
+	}
+	for _, tc := range []struct {
+		name  string
+		sets  []elem.SetKey
+		edges []string
+	}{
+		{name: "copies join their smallest id",
+			sets:  []elem.SetKey{set("c", 7, 70, 30), set("a", 7, 70, 10), set("b", 7, 70, 20), set("d", 8, 80, 5)},
+			edges: []string{"a b 1.00 10 20", "a c 1.00 10 30"}},
+		{name: "two groups of copies",
+			sets:  []elem.SetKey{set("x", 1, 10, 1), set("y", 1, 10, 2), set("p", 2, 20, 3), set("q", 2, 20, 4)},
+			edges: []string{"x y 1.00 1 2", "p q 1.00 3 4"}},
+		{name: "one fingerprint in common is no copy",
+			sets: []elem.SetKey{set("a", 7, 70, 10), set("b", 7, 71, 10), set("c", 9, 70, 10)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			edges, counts := Collapse(s, beam.ParDo(s, setByHash, beam.CreateList(s, tc.sets)))
+			passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(tc.edges)...)
+			require.Equal(t, int64(len(tc.edges)), tallytest.Run(t, p, s, counts)["exact_duplicates"])
+		})
+	}
+}
+
+// TestCheckUniqueIDs runs CheckUniqueIDs alone: unique ids pass, each keyed by its id's
+// partition, with nothing on the second output; a repeated id fails the stage naming
+// both records, the earlier file and line first.
+func TestCheckUniqueIDs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		locs   []elem.IDLoc
+		want   []string
+		failed string
+	}{
+		{name: "unique ids pass",
+			locs: []elem.IDLoc{{ID: "a", File: "x.jsonl", Line: 1}, {ID: "b", File: "x.jsonl", Line: 2}, {ID: "c", File: "y.jsonl", Line: 1}},
+			want: []string{"a x.jsonl:1", "b x.jsonl:2", "c y.jsonl:1"}},
+		{name: "a repeated id fails",
+			locs:   []elem.IDLoc{{ID: "b", File: "x.jsonl", Line: 1}, {ID: "a", File: "y.jsonl", Line: 2}, {ID: "a", File: "x.jsonl", Line: 5}},
+			failed: `duplicate id "a": x.jsonl:5 and y.jsonl:2`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			checked, idCheck := CheckUniqueIDs(s, stagetest.Locs(s, stagePartitions, tc.locs))
+			if tc.failed != "" {
+				require.ErrorContains(t, ptest.Run(p), tc.failed)
+				return
+			}
+			passert.Equals(s, beam.ParDo(s, locTexts, checked), stagetest.Any(tc.want)...)
+			passert.Empty(s, idCheck)
+			require.NoError(t, ptest.Run(p))
+		})
+	}
+}
+
+// TestMain runs the tests on Prism.
+func TestMain(m *testing.M) { prismtest.Main(m) }
