@@ -70,9 +70,11 @@ func memTotal(path string) int64 {
 	return 0
 }
 
-// Apply sets the soft memory limit to budget bytes, or to DefaultShare of Machine()
-// when budget is 0. A GOMEMLIMIT set in the environment wins over the default (not over
-// an explicit budget). It returns the limit in force, 0 if none was set.
+// Apply makes budget bytes, or DefaultShare of Machine() when budget is 0, the limit of
+// the process's resident memory: the runtime's soft memory limit is kept at the budget
+// less the file-backed pages resident (HeapLimit). A GOMEMLIMIT set in the environment
+// wins over the default (not over an explicit budget) and is the runtime's limit as
+// given. It returns the budget in force, 0 if none was set.
 func Apply(budget int64) int64 {
 	if budget <= 0 {
 		if os.Getenv("GOMEMLIMIT") != "" {
@@ -83,6 +85,6 @@ func Apply(budget int64) int64 {
 			return 0
 		}
 	}
-	debug.SetMemoryLimit(budget)
+	track(budget)
 	return budget
 }
