@@ -1,6 +1,6 @@
 // Package memlimit sets the Go runtime's soft memory limit (debug.SetMemoryLimit) from a
-// memory budget: neardup's --memory flag or, by default, a share of what the machine (or
-// its container) has. With the default GOGC the heap may grow to twice the live data
+// memory budget for the process's resident memory: neardup's --memory flag or, by
+// default, a share of what the machine (or its container) has. With the default GOGC the heap may grow to twice the live data
 // before a collection, and the embedded runner's buffers come and go in bursts; a limit
 // makes the collector work harder exactly when memory runs short instead of letting the
 // process be killed.
