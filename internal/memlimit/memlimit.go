@@ -1,6 +1,6 @@
 // Package memlimit sets the Go runtime's soft memory limit (debug.SetMemoryLimit) from a
-// memory budget: neardup's --memory flag or, by default, a share of what the machine (or
-// its container) has. With the default GOGC the heap may grow to twice the live data
+// memory budget for the process's resident memory: neardup's --memory flag or, by
+// default, a share of what the machine (or its container) has. With the default GOGC the heap may grow to twice the live data
 // before a collection, and the embedded runner's buffers come and go in bursts; a limit
 // makes the collector work harder exactly when memory runs short instead of letting the
 // process be killed.
@@ -70,9 +70,11 @@ func memTotal(path string) int64 {
 	return 0
 }
 
-// Apply sets the soft memory limit to budget bytes, or to DefaultShare of Machine()
-// when budget is 0. A GOMEMLIMIT set in the environment wins over the default (not over
-// an explicit budget). It returns the limit in force, 0 if none was set.
+// Apply makes budget bytes, or DefaultShare of Machine() when budget is 0, the limit of
+// the process's resident memory: the runtime's soft memory limit is kept at the budget
+// less the file-backed pages resident (HeapLimit). A GOMEMLIMIT set in the environment
+// wins over the default (not over an explicit budget) and is the runtime's limit as
+// given. It returns the budget in force, 0 if none was set.
 func Apply(budget int64) int64 {
 	if budget <= 0 {
 		if os.Getenv("GOMEMLIMIT") != "" {
@@ -83,6 +85,6 @@ func Apply(budget int64) int64 {
 			return 0
 		}
 	}
-	debug.SetMemoryLimit(budget)
+	track(budget)
 	return budget
 }
