@@ -14,12 +14,12 @@ import (
 // .gz/.zst, an unreadable Parquet page, a gs:// read that fails): the records after the
 // break cannot be counted, so they can be in no output.
 const (
-	// DamagedFail stops the run, naming the file, its last good line and the byte offset
+	// damagedFail stops the run, naming the file, its last good line and the byte offset
 	// of the break, before any output is committed (the default).
-	DamagedFail = "fail"
-	// DamagedSkip keeps what was read before the break, records the file in
+	damagedFail = "fail"
+	// damagedSkip keeps what was read before the break, records the file in
 	// rejected.jsonl and stats.json, and warns.
-	DamagedSkip = "skip"
+	damagedSkip = "skip"
 )
 
 // UsageError marks an error in how the run was asked for (a flag value, an input that is
@@ -40,7 +40,7 @@ func (c *Config) checkChoices() []error {
 		errs = append(errs, fmt.Errorf("--format: must be auto, jsonl, text or parquet, got %q", c.Format))
 	}
 	switch c.OnDamagedFile {
-	case DamagedFail, DamagedSkip:
+	case damagedFail, damagedSkip:
 	default:
 		errs = append(errs, fmt.Errorf("--on-damaged-file: must be fail or skip, got %q", c.OnDamagedFile))
 	}

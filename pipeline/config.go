@@ -123,7 +123,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Format:            "auto",
-		OnDamagedFile:     DamagedFail,
+		OnDamagedFile:     damagedFail,
 		IDField:           "id",
 		TextField:         "text",
 		Shingle:           shingle.Options{Kind: shingle.Word, N: 5},
@@ -138,16 +138,16 @@ func DefaultConfig() Config {
 		Measure:           MeasureJaccard,
 		Verify:            pairs.Exact,
 		Keep:              cluster.KeepSmallestID,
-		CC:                CCAuto,
+		CC:                ccAuto,
 		CCRounds:          12,
 		Partitions:        256,
 		BucketAllPairs:    candidates.DefaultMaxAll,
 		BucketComparisons: candidates.DefaultComparisons,
 		bucketBudgetFloor: candidates.BudgetFloor,
-		BandSpill:         BandSpillAuto,
+		BandSpill:         bandSpillAuto,
 		Layout:            layout.Auto,
 		Compress:          layout.None,
-		Mode:              ModeDedup,
+		Mode:              modeDedup,
 		AnnotatePrefix:    sink.DefaultAnnotatePrefix,
 		ReportClusters:    report.DefaultClusters,
 	}
@@ -193,7 +193,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--keep: must be smallest-id, longest or field:NAME:max|min, got %q", c.Keep))
 	}
 	switch c.CC {
-	case CCAuto, cluster.Local, cluster.Distributed:
+	case ccAuto, cluster.Local, cluster.Distributed:
 	default:
 		errs = append(errs, fmt.Errorf("--cc: must be auto, local or distributed, got %q", c.CC))
 	}
@@ -206,7 +206,7 @@ func (c *Config) Validate() error {
 	if c.Partitions < 1 {
 		errs = append(errs, fmt.Errorf("--partitions: must be at least 1, got %d", c.Partitions))
 	}
-	if c.BandSpill != BandSpillAuto && c.BandSpill != BandSpillOff {
+	if c.BandSpill != bandSpillAuto && c.BandSpill != bandSpillOff {
 		errs = append(errs, fmt.Errorf("--band-spill: must be auto or off, got %q", c.BandSpill))
 	}
 	if c.BucketAllPairs < 1 {

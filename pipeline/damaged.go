@@ -13,9 +13,9 @@ import (
 	"github.com/neardup/neardup/io/textfile"
 )
 
-// DamagedFile is an input that broke mid-way under --on-damaged-file skip: its records up
+// damagedFile is an input that broke mid-way under --on-damaged-file skip: its records up
 // to LastGoodLine are in the outputs, the ones after it are unknown.
-type DamagedFile struct {
+type damagedFile struct {
 	File         string `json:"file"`
 	LastGoodLine int64  `json:"last_good_line"`
 	Reason       string `json:"reason"`
@@ -53,7 +53,7 @@ func (st *Stats) addDamaged(ctx context.Context, rejectedPath string) error {
 		if err := json.Unmarshal(line, &rej); err != nil {
 			return fmt.Errorf("%s: %w", rejectedPath, err)
 		}
-		st.DamagedFiles = append(st.DamagedFiles, DamagedFile{File: rej.File, LastGoodLine: max(rej.Line-1, 0), Reason: rej.Reason})
+		st.DamagedFiles = append(st.DamagedFiles, damagedFile{File: rej.File, LastGoodLine: max(rej.Line-1, 0), Reason: rej.Reason})
 	}
 	st.RecordsAfterDamage = "unknown"
 	var where []string

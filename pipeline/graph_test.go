@@ -169,7 +169,7 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 		edit func(*Config)
 	}{
 		{"default", func(*Config) {}},
-		{"annotate", func(c *Config) { c.Mode = ModeAnnotate }},
+		{"annotate", func(c *Config) { c.Mode = modeAnnotate }},
 		{"keep-field", func(c *Config) { c.Keep = "field:score:max" }},
 		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 4, "zstd" }},
 	} {

@@ -24,15 +24,15 @@ func (c *Config) resolveLayout(inputs []string) {
 	}
 }
 
-// CCAuto is --cc's default: connected components in one worker (cluster.Local) when the
+// ccAuto is --cc's default: connected components in one worker (cluster.Local) when the
 // workers run in this process, where the verified edges are already in its memory, and
 // cluster.Distributed otherwise, so that no worker of a cluster must hold them all.
 // Containment pairs are decided in one worker, so --measure containment is local.
-const CCAuto = "auto"
+const ccAuto = "auto"
 
 // resolveCC turns CCAuto into the algorithm the run uses.
 func (c *Config) resolveCC() {
-	if c.CC != CCAuto {
+	if c.CC != ccAuto {
 		return
 	}
 	c.CC = cluster.Distributed

@@ -12,17 +12,17 @@ import (
 
 // Modes: what dedup writes.
 const (
-	ModeDedup    = "dedup"    // kept and removed records (default)
-	ModeAnnotate = "annotate" // every record, with its cluster fields added
+	modeDedup    = "dedup"    // kept and removed records (default)
+	modeAnnotate = "annotate" // every record, with its cluster fields added
 )
 
 func (c *Config) validateMode() error {
 	switch c.Mode {
-	case ModeDedup, ModeAnnotate:
+	case modeDedup, modeAnnotate:
 	default:
 		return fmt.Errorf("--mode: must be dedup or annotate, got %q", c.Mode)
 	}
-	if c.Mode == ModeAnnotate && (c.AnnotatePrefix == "" || strings.ContainsAny(c.AnnotatePrefix, "\"\\\x00\n")) {
+	if c.Mode == modeAnnotate && (c.AnnotatePrefix == "" || strings.ContainsAny(c.AnnotatePrefix, "\"\\\x00\n")) {
 		return fmt.Errorf("--annotate-prefix: must be non-empty, without quotes, backslashes or control characters, got %q", c.AnnotatePrefix)
 	}
 	return nil
@@ -30,7 +30,7 @@ func (c *Config) validateMode() error {
 
 // outputNames are the files the writers produce for the resolved format and mode.
 func (c *Config) outputNames() []string {
-	if c.Mode == ModeAnnotate {
+	if c.Mode == modeAnnotate {
 		return sink.AnnotateOutputNames(c.Format)
 	}
 	return sink.OutputNames(c.Format)

@@ -58,8 +58,8 @@ func runParquet(t *testing.T, in string, chunk int64, onDamage string) (map[stri
 // the same counts, as the same file read whole; the row numbers are those of the file.
 func TestParquetSplitDedupEqualsWhole(t *testing.T) {
 	in := splitCorpus(t, t.TempDir())
-	whole, wst := runParquet(t, in, 0, DamagedFail)
-	split, sst := runParquet(t, in, 1, DamagedFail)
+	whole, wst := runParquet(t, in, 0, damagedFail)
+	split, sst := runParquet(t, in, 1, damagedFail)
 	assert.Equal(t, whole, split)
 	assert.Equal(t, int64(1), wst.Counts["input_ranges"])
 	assert.Equal(t, int64(24), sst.Counts["input_ranges"])
@@ -76,8 +76,8 @@ func TestParquetSplitDedupEqualsWhole(t *testing.T) {
 func TestParquetSplitDedupDamagedRowGroup(t *testing.T) {
 	in := splitCorpus(t, t.TempDir())
 	parquettest.CorruptRowGroup(t, in, 10) // rows 21 and 22
-	whole, wst := runParquet(t, in, 0, DamagedSkip)
-	split, sst := runParquet(t, in, 1, DamagedSkip)
+	whole, wst := runParquet(t, in, 0, damagedSkip)
+	split, sst := runParquet(t, in, 1, damagedSkip)
 	assert.Equal(t, whole, split)
 	assert.Equal(t, wst.DamagedFiles, sst.DamagedFiles)
 	require.Len(t, sst.DamagedFiles, 1)

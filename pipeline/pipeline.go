@@ -84,7 +84,7 @@ func (c *Config) shingleConfig() shingleset.Config {
 
 func (c *Config) sourceConfig() source.Config {
 	return source.Config{Patterns: c.Inputs, Format: c.Format, IDField: c.IDField, TextField: c.TextField,
-		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip}
+		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != damagedSkip}
 }
 
 func (c *Config) writeConfig(tempDir string, inputs []string) sink.WriteConfig {
@@ -92,7 +92,7 @@ func (c *Config) writeConfig(tempDir string, inputs []string) sink.WriteConfig {
 	if c.sharded() {
 		w.Shards, w.Compress, w.Files = c.shards, c.Compress, inputs
 	}
-	if c.Mode == ModeAnnotate {
+	if c.Mode == modeAnnotate {
 		w.Annotate = c.AnnotatePrefix
 	}
 	return w

@@ -19,7 +19,7 @@ import (
 // commit.
 func writeReport(ctx context.Context, cfg *Config, tempDir string, st *Stats, names []string) ([]string, error) {
 	without := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == report.HTMLFile })
-	if cfg.Mode == ModeAnnotate {
+	if cfg.Mode == modeAnnotate {
 		// The page shows kept and removed texts side by side; an annotate run writes
 		// neither file, so it has no page to build.
 		return without, nil

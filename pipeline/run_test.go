@@ -406,7 +406,7 @@ func TestRunLeavesNoTempFiles(t *testing.T) {
 func TestRunnerLogEnvKeepsADebugLog(t *testing.T) {
 	cfg := seedConfig(t)
 	log := filepath.Join(t.TempDir(), "runner.log")
-	t.Setenv(RunnerLogEnv, log)
+	t.Setenv(runnerLogEnv, log)
 	dedup(t, cfg) // fails on any directory left in the output
 	b, err := os.ReadFile(log)
 	require.NoError(t, err)

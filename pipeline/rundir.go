@@ -139,11 +139,11 @@ func (d *runDir) removeStale(ctx context.Context) error {
 	return nil
 }
 
-// RunnerLogEnv names an environment variable: when it holds a path, the runner's log
+// runnerLogEnv names an environment variable: when it holds a path, the runner's log
 // goes to that file at debug level and stays there after the run. Prism then logs the
 // start and the end of every bundle with its stage, and which transforms each stage
 // fuses: bench/stages.sh turns that into the time of each stage.
-const RunnerLogEnv = "NEARDUP_RUNNER_LOG"
+const runnerLogEnv = "NEARDUP_RUNNER_LOG"
 
 // openLog creates the temporary directory (local output) and the log file in it, which
 // proves the directory writable before any work; for remote output the log is a local
@@ -157,7 +157,7 @@ func (d *runDir) openLog() error {
 			return unwrapPath(err)
 		}
 	}
-	switch path := os.Getenv(RunnerLogEnv); {
+	switch path := os.Getenv(runnerLogEnv); {
 	case path != "":
 		f, err = os.Create(path)
 		d.keepLog, level = true, slog.LevelDebug

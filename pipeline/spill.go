@@ -18,8 +18,8 @@ import (
 // partition at a time. That needs every worker to see the same disk, which is true
 // exactly when the workers run in this process.
 const (
-	BandSpillAuto = "auto" // spill when the workers run in this process (the default)
-	BandSpillOff  = "off"  // always through the runner's shuffle
+	bandSpillAuto = "auto" // spill when the workers run in this process (the default)
+	bandSpillOff  = "off"  // always through the runner's shuffle
 )
 
 // workersInProcess reports whether the SDK workers will run in this process: the
@@ -41,7 +41,7 @@ func workersInProcess() bool {
 // directory is tempDir, and returns a cleanup for a directory outside it.
 func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
 	c.spillDir = ""
-	if c.BandSpill != BandSpillAuto || !workersInProcess() {
+	if c.BandSpill != bandSpillAuto || !workersInProcess() {
 		return func() {}, nil
 	}
 	if files.IsLocal(tempDir) {

@@ -38,9 +38,9 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
 		return out
 	}
-	off := run(BandSpillOff)
+	off := run(bandSpillOff)
 	require.Empty(t, spilled, "--band-spill off spilled")
-	auto := run(BandSpillAuto)
+	auto := run(bandSpillAuto)
 	assertSameOutputs(t, off, auto)
 
 	// Band files are written by featurize, halves by the verification re-read, all under

@@ -14,24 +14,24 @@ import (
 // Stats is stats.json. Everything but Timings is a deterministic function of the input
 // and the flags.
 type Stats struct {
-	Parameters          Parameters       `json:"parameters"`
+	Parameters          parameters       `json:"parameters"`
 	Inputs              []string         `json:"inputs"`
 	Counts              map[string]int64 `json:"counts"`
-	ConnectedComponents CCStats          `json:"connected_components"`
+	ConnectedComponents ccStats          `json:"connected_components"`
 	LargestCluster      int64            `json:"largest_cluster"`
 	ClusterSizes        map[string]int64 `json:"cluster_sizes"`
 	Warnings            []string         `json:"warnings"`
 	// DamagedFiles and RecordsAfterDamage ("unknown") are set when inputs broke mid-way
 	// under --on-damaged-file skip (damaged.go).
-	DamagedFiles       []DamagedFile `json:"damaged_files,omitempty"`
+	DamagedFiles       []damagedFile `json:"damaged_files,omitempty"`
 	RecordsAfterDamage string        `json:"records_after_damage,omitempty"`
 
 	Detection map[string]float64 `json:"detection_probability"`
 	Timings   map[string]float64 `json:"timings"`
 }
 
-// Parameters are the settings that decide the result.
-type Parameters struct {
+// parameters are the settings that decide the result.
+type parameters struct {
 	NumPerm   int     `json:"num_perm"`
 	Scheme    string  `json:"scheme"`
 	Hash      string  `json:"hash"`
@@ -42,7 +42,7 @@ type Parameters struct {
 	Threshold float64 `json:"threshold"`
 	// Measure and Containment are set under --measure containment only.
 	Measure     string             `json:"measure,omitempty"`
-	Containment []ContainmentGroup `json:"containment_groups,omitempty"`
+	Containment []containmentGroup `json:"containment_groups,omitempty"`
 	NGram       int                `json:"ngram"`
 	Shingle     string             `json:"shingle"`
 	StripPunct  bool               `json:"strip_punct"`
@@ -61,9 +61,9 @@ type Parameters struct {
 	TextField string `json:"text_field"`
 }
 
-// ContainmentGroup is the banding of the pairs whose size classes (powers of two) are
-// ClassDistance apart, under --measure containment (lsh.ContainmentGroup).
-type ContainmentGroup struct {
+// containmentGroup is the banding of the pairs whose size classes (powers of two) are
+// ClassDistance apart, under --measure containment (lsh.containmentGroup).
+type containmentGroup struct {
 	ClassDistance int     `json:"class_distance"`
 	MaxSizeRatio  float64 `json:"max_size_ratio"`
 	JaccardFloor  float64 `json:"jaccard_floor"`
@@ -71,8 +71,8 @@ type ContainmentGroup struct {
 	Rows          int     `json:"r"`
 }
 
-// CCStats reports connected components' rounds and convergence.
-type CCStats struct {
+// ccStats reports connected components' rounds and convergence.
+type ccStats struct {
 	Mode        string `json:"mode"`
 	Rounds      int    `json:"rounds,omitempty"`
 	Converged   bool   `json:"converged"`
@@ -101,7 +101,7 @@ var countNames = []string{
 // read: metrics count attempts, which a runner may repeat.
 func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.PipelineResult, wall time.Duration) *Stats {
 	st := &Stats{
-		Parameters: Parameters{
+		Parameters: parameters{
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
 			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
@@ -149,7 +149,7 @@ func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.Pi
 			}
 		}
 	}
-	st.ConnectedComponents = CCStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
+	st.ConnectedComponents = ccStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
 	if cfg.CC == cluster.Distributed {
 		st.ConnectedComponents.Rounds = cfg.CCRounds
 	}
@@ -172,7 +172,7 @@ func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.Pi
 		st.Parameters.Measure = cfg.Measure
 		for _, g := range cfg.containment.Groups {
 			st.Parameters.Containment = append(st.Parameters.Containment,
-				ContainmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
+				containmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
 		}
 	}
 	for _, sim := range DetectionSimilarities {
