@@ -8,7 +8,14 @@
 #
 # The engines are started as e2e/flink_test.go and e2e/spark_test.go start them (see
 # docs/engines.md), at parallelism 2 / two one-core Spark workers. Run from the repo root.
+# Every file the engines write (Spark's local and work directories, the JVMs' temp files,
+# the SDK workers' copies of the worker binary) stays under OUT/engines-N or is removed.
 set -euo pipefail
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+# Staged and copied once per SDK worker: stripped, as the e2e tests build it.
+ND=$(realpath "$OUT")/neardup-engines
+go build -ldflags='-s -w' -o "$ND" ./cmd/neardup
 source bench/lib.sh
 N=${1:?usage: bench/engines.sh N [embedded] [flink] [spark]}
 shift
@@ -23,10 +30,15 @@ go build -o "$boot" github.com/apache/beam/sdks/v2/go/container
 OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
 PIDS=()
 
-# role PID: the part a process plays, from its command line ("" if none of ours).
+# role PID: the part a process plays, from its command line ("" if none of ours: every
+# process this script starts names a path under $W).
 role() {
 	local c
-	c=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 0
+	c=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 0
+	case "$c" in
+	*"$W/"*) ;;
+	*) return 0 ;;
+	esac
 	case "$c" in
 	*FlinkJobServerDriver* | *SparkJobServerDriver*) echo jobserver ;;
 	*deploy.master.Master*) echo spark-master ;;
@@ -43,11 +55,12 @@ sample() {
 	local round=0
 	while [ ! -e "$1.stop" ]; do
 		round=$((round + 1))
-		for p in /proc/[0-9]*; do
+		for p in $(grep -alsF -- "$W/" /proc/[0-9]*/cmdline); do
 			p=${p#/proc/}
+			p=${p%/cmdline}
 			r=$(role "$p")
 			[ -n "$r" ] || continue
-			read -r -a st <"/proc/$p/stat" 2>/dev/null || continue
+			read -r -a st 2>/dev/null <"/proc/$p/stat" || continue
 			hwm=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null) || continue
 			echo "$r $p $((st[13] + st[14])) ${hwm:-0} $round"
 		done >>"$1"
@@ -89,6 +102,22 @@ run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
 	read -r _ u sy m <"$W/$e.time"
 	echo "launcher (time -v): user+sys $(echo "$u + $sy" | bc) s, max RSS $((m / 1024)) MB" >"$W/$e.launcher"
 	report "$e" "$s" "$wall" >"$W/$e.table"
+	same "$e" >"$W/$e.same"
+}
+
+# same ENGINE: whether ENGINE's outputs are byte-identical to the embedded run's; then
+# removes them if the embedded run is there to compare with (they are as large as the
+# corpus).
+same() {
+	local f
+	for f in kept.jsonl removed.jsonl clusters.jsonl similarities.json; do
+		if cmp -s "$W/embedded-out/$f" "$W/$1-out/$f"; then
+			echo "- $1 $f: identical to embedded (sha256 $(sha256sum <"$W/$1-out/$f" | cut -c1-16))"
+		else
+			echo "- $1 $f: NOT identical to embedded (or embedded not run)"
+		fi
+	done
+	[ ! -d "$W/embedded-out" ] || rm -rf "$W/$1-out"
 }
 
 wait_port() { # PORT: until it accepts
@@ -101,16 +130,25 @@ wait_port() { # PORT: until it accepts
 }
 
 stop_all() {
+	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	PIDS=()
 	sleep 2
-	# boot's copies of the worker binary (/tmp/binNNN/worker, one per SDK worker; see
-	# docs/engines.md), recognised by their size, made since this script started.
+	# Whatever they started and left (executors, SDK workers): every one names $W.
+	for p in $(grep -alsF -- "$W/" /proc/[0-9]*/cmdline); do
+		p=${p#/proc/}
+		p=${p%/cmdline}
+		[ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null || true
+	done
+	# boot's copies of the worker binary (/tmp/binNNN/worker) that sdk-worker.sh did not
+	# remove (a worker stopped before its watcher saw the copy), recognised by their size.
 	local size d
 	size=$(stat -c %s "$ND")
-	for d in $(find /tmp -maxdepth 1 -name 'bin*' -type d -newer "$W" 2>/dev/null); do
+	for d in $(find /tmp -maxdepth 1 -name 'bin*' -type d -newer "$W/boot" 2>/dev/null); do
 		[ "$(ls "$d")" = worker ] && [ "$(stat -c %s "$d/worker")" = "$size" ] && rm -rf "$d"
 	done
+	# The engines' scratch: shuffle files, staged artifacts, executors' copies of the jars.
+	rm -rf "$W"/*-js/artifacts "$W"/spark-local[0-9] "$W"/spark-work[0-9]
 	return 0
 }
 trap stop_all EXIT
@@ -140,21 +178,23 @@ for e in $ENGINES; do
 		beam=$(cat "$h/classpath")
 		sp="$h/spark/jars/*"
 		export SPARK_HOME="$h/spark" SPARK_LOCAL_IP=127.0.0.1 SPARK_SCALA_VERSION=2.12
+		mkdir -p "$W/spark-tmp"
 		# shellcheck disable=SC2086
-		java $OPENS -Xmx256m -cp "$sp" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 17377 --webui-port 0 >"$W/spark-master.log" 2>&1 &
+		java $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 17377 --webui-port 0 >"$W/spark-master.log" 2>&1 &
 		PIDS+=($!)
 		wait_port 17377
 		for i in 1 2; do
-			mkdir -p "$W/spark-work$i"
+			mkdir -p "$W/spark-work$i" "$W/spark-local$i"
+			# SPARK_LOCAL_DIRS: the executors' shuffle and spill files (default /tmp).
 			# shellcheck disable=SC2086
-			java $OPENS -Xmx256m -cp "$sp" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port 0 \
+			SPARK_LOCAL_DIRS="$W/spark-local$i" java $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port 0 \
 				--cores 1 --memory 6g --work-dir "$W/spark-work$i" spark://127.0.0.1:17377 >"$W/spark-worker$i.log" 2>&1 &
 			PIDS+=($!)
 		done
 		mkdir -p "$W/spark-js" "$W/spark-events"
 		# shellcheck disable=SC2086
 		java $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
-			-Dspark.executor.extraJavaOptions="$OPENS" -Dspark.executor.memory=4g \
+			-Dspark.executor.extraJavaOptions="$OPENS -Djava.io.tmpdir=$W/spark-tmp" -Dspark.executor.memory=4g \
 			-Dspark.eventLog.enabled=true -Dspark.eventLog.dir="file://$W/spark-events" \
 			-cp "$beam:$sp" org.apache.beam.runners.spark.SparkJobServerDriver \
 			--job-port=18398 --artifact-port=0 --expansion-port=0 --artifacts-dir="$W/spark-js/artifacts" \
@@ -198,11 +238,4 @@ for f in glob.glob(sys.argv[1]+"/*"):
 print(t)' "$W/spark-events")
 	echo "- spark: shuffle bytes written: $b ($(echo "scale=1; $b / $N" | bc) per document)"
 fi
-for e in $ENGINES; do
-	[ "$e" = embedded ] && continue
-	if cmp -s "$W/embedded-out/kept.jsonl" "$W/$e-out/kept.jsonl" 2>/dev/null; then
-		echo "- $e kept.jsonl: identical to embedded"
-	else
-		echo "- $e kept.jsonl: NOT identical to embedded (or embedded not run)"
-	fi
-done
+for e in $ENGINES; do [ "$e" = embedded ] || cat "$W/$e.same"; done
