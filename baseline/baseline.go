@@ -24,10 +24,10 @@ import (
 
 	"github.com/neardup/neardup/internal/pyrepr"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/shingle"
 )
 
 // Options configure a baseline run.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/neardup/neardup/gen"
 	"github.com/neardup/neardup/internal/repotest"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/shingle"
 )
 
 // randomSets draws n sets from a small universe with heavy overlap: each set is

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/neardup/neardup/transforms/containment"
+	"github.com/neardup/neardup/containment"
 )
 
 // Measures the baseline joins by.

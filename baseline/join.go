@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // Pair is two documents (indices into the sets given to Join, A < B) and their
@@ -26,7 +26,7 @@ const eps = 1e-9
 
 func ceilEps(v float64) int { return int(math.Ceil(v - eps)) }
 
-// Join returns every pair of sets with verify.Jaccard ≥ t (0 < t ≤ 1), sorted by
+// Join returns every pair of sets with jaccard.Similarity ≥ t (0 < t ≤ 1), sorted by
 // (A, B), using workers goroutines (0: GOMAXPROCS).
 //
 // It is the AllPairs/PPJoin prefix-filtering self-join (Bayardo et al., WWW 2007;
@@ -38,11 +38,11 @@ func ceilEps(v float64) int { return int(math.Ceil(v - eps)) }
 // holds only each set's shorter "mid" prefix, enough for partners no larger than
 // itself; and the positional filter drops a candidate as soon as the tokens left
 // after a match cannot reach the overlap that t requires. Survivors are verified
-// with verify.Jaccard on the original hash sets, so the result is exactly what a
+// with jaccard.Similarity on the original hash sets, so the result is exactly what a
 // brute-force comparison of all pairs gives.
 //
 // Sets must be ascending and duplicate-free (as shingle.Hashes makes them). Two
-// empty sets have similarity 1.0 (verify.Jaccard) and are paired; an empty and a
+// empty sets have similarity 1.0 (jaccard.Similarity) and are paired; an empty and a
 // non-empty set are never similar.
 func Join(sets [][]uint64, t float64, workers int) []Pair {
 	if !(t > 0 && t <= 1) {
@@ -325,7 +325,7 @@ func (p *prober) probe(x int32, out []Pair) []Pair {
 	a := ix.sets[ix.order[x]]
 	for _, y := range p.touched {
 		if p.count[y] > 0 {
-			if s := verify.Jaccard(a, ix.sets[ix.order[y]]); s >= ix.t {
+			if s := jaccard.Similarity(a, ix.sets[ix.order[y]]); s >= ix.t {
 				i, j := ix.order[x], ix.order[y]
 				out = append(out, Pair{min(i, j), max(i, j), s})
 			}
@@ -359,7 +359,7 @@ func BruteForce(sets [][]uint64, t float64) []Pair {
 	var out []Pair
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if s := verify.Jaccard(sets[i], sets[j]); s >= t {
+			if s := jaccard.Similarity(sets[i], sets[j]); s >= t {
 				out = append(out, Pair{int32(i), int32(j), s})
 			}
 		}

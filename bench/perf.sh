@@ -16,7 +16,7 @@ GO_KERNEL=${GO_KERNEL:-1}
 SIGN_OPS=${SIGN_OPS:-200000}
 SIGN_BENCH='^BenchmarkSign$/^scheme=affine32$/^kernel=(go|avx2)$/^hash=xxhash$/^shingles=200$/^perms=128$'
 MH=${MH:-/tmp/minhash.test}
-[ -x "$MH" ] || go test -c -o "$MH" ./transforms/minhash
+[ -x "$MH" ] || go test -c -o "$MH" ./minhash
 c=$(corpus "$N")
 
 # run NAME CMD...: runs CMD under /usr/bin/time and appends "wall cpu rssKB" to $OUT/perf-NAME.

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/neardup/neardup/baseline"
-	"github.com/neardup/neardup/transforms/lsh"
+	"github.com/neardup/neardup/lsh"
 )
 
 // Bucket is the recall of exact pairs whose similarity lies in [Lo, Hi) (the last

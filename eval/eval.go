@@ -23,8 +23,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/baseline"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
 )
 
 // Options configure an evaluation. Zero values of Threshold, NGram, Shingle,

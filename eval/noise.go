@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/baseline"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // Noise is the spread of a bucket's banded share (pairs sharing at least one LSH bucket)

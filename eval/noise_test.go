@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/baseline"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
 var testSigning = Signing{Scheme: minhash.Affine32, NumPerm: 128, Seed: 1, Bands: 15, Rows: 8}
@@ -51,7 +51,7 @@ func noiseOf(t *testing.T, pairs []baseline.IDPair, sets map[string][]uint64, re
 // independent pairs would be ±0.04 and call a seed that misses them a deficit.
 func TestBandNoiseCopiesFailTogether(t *testing.T) {
 	x, y := planted(rand.New(rand.NewPCG(1, 2)), 140, 30) // J = 0.7
-	j := verify.Jaccard(x, y)
+	j := jaccard.Similarity(x, y)
 	require.InDelta(t, 0.7, j, 1e-12)
 	sets := map[string][]uint64{}
 	var pairs []baseline.IDPair
@@ -94,7 +94,7 @@ func TestBandNoiseIndependentPairsFollowTheSCurve(t *testing.T) {
 		a, b := planted(r, 140, 30)
 		ia, ib := fmt.Sprintf("a%03d", i), fmt.Sprintf("b%03d", i)
 		sets[ia], sets[ib] = a, b
-		pairs = append(pairs, baseline.IDPair{A: ia, B: ib, Similarity: verify.Jaccard(a, b)})
+		pairs = append(pairs, baseline.IDPair{A: ia, B: ib, Similarity: jaccard.Similarity(a, b)})
 	}
 	bs := noiseOf(t, pairs, sets, nil)
 	b := bs[0]
@@ -115,7 +115,7 @@ func TestBandNoiseCountsLostPairs(t *testing.T) {
 	for _, ids := range [][2]string{{"p", "q"}, {"u", "v"}} {
 		a, b := planted(r, 400, 5) // J ≈ 0.976: shares a bucket on any seed
 		sets[ids[0]], sets[ids[1]] = a, b
-		pairs = append(pairs, baseline.IDPair{A: ids[0], B: ids[1], Similarity: verify.Jaccard(a, b)})
+		pairs = append(pairs, baseline.IDPair{A: ids[0], B: ids[1], Similarity: jaccard.Similarity(a, b)})
 	}
 	sets["w"] = sets["u"]
 	pairs = append(pairs, baseline.IDPair{A: "u", B: "w", Similarity: 1})
@@ -142,7 +142,7 @@ func TestBandNoiseCapsAsTheRunDid(t *testing.T) {
 		a, b = append(a, 1000+h), append(b, 1000+h)
 	}
 	sets := map[string][]uint64{"a": a, "b": b}
-	pairs := []baseline.IDPair{{A: "a", B: "b", Similarity: verify.Jaccard(a, b)}}
+	pairs := []baseline.IDPair{{A: "a", B: "b", Similarity: jaccard.Similarity(a, b)}}
 	sg := testSigning
 	for _, c := range []struct {
 		cap    int

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/lsh"
+	"github.com/neardup/neardup/lsh"
 )
 
 // Plot geometry, in SVG user units.

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/index/segment"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // Segments is an open index of segments, for lookups. It is safe for concurrent use.
@@ -109,7 +109,7 @@ func (s *Segments) Near(hashes, bandKeys []uint64, sc *Scratch, fn func(Match)) 
 				return fmt.Errorf("index %s: %w", s.Dir, err)
 			}
 			sc.set = set
-			if j := verify.Jaccard(sc.query, set); j >= s.Manifest.Params.Threshold {
+			if j := jaccard.Similarity(sc.query, set); j >= s.Manifest.Params.Threshold {
 				fn(Match{ID: id, Jaccard: j})
 			}
 		}

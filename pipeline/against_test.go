@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
 // corpus builds documents of 60 random words. Changing one word of a 60-word document
@@ -183,12 +183,12 @@ func TestDedupAgainstIndex(t *testing.T) {
 			for i := range kb {
 				shared = shared || kb[i] == ka[i]
 			}
-			if !shared || verify.Jaccard(hb, ha) < base.Threshold {
+			if !shared || jaccard.Similarity(hb, ha) < base.Threshold {
 				continue
 			}
 			pairs++
 			r, ok := removed[bid]
-			if assert.True(t, ok, "%s (J=%v with indexed %s) is not removed", bid, verify.Jaccard(hb, ha), aid) {
+			if assert.True(t, ok, "%s (J=%v with indexed %s) is not removed", bid, jaccard.Similarity(hb, ha), aid) {
 				keeper := clusterOf[aid]["kept"]
 				assert.Contains(t, []any{aid, keeper}, r.Cluster, "%s removed with cluster %s", bid, r.Cluster)
 				assert.Equal(t, idx, r.Index)

@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/verify"
 )
 
 // plantedCorpus writes a corpus of families of edited texts around the threshold —
@@ -99,7 +99,7 @@ func bucketTruePairs(t *testing.T, cfg Config, ids, texts []string) [][2]string 
 			for b := range keys[i] {
 				shared = shared || keys[i][b] == keys[j][b]
 			}
-			if shared && verify.Jaccard(sets[i], sets[j]) >= cfg.Threshold {
+			if shared && jaccard.Similarity(sets[i], sets[j]) >= cfg.Threshold {
 				pairs = append(pairs, [2]string{ids[i], ids[j]})
 			}
 		}

@@ -10,19 +10,19 @@ import (
 	"io"
 	"math"
 
+	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/indexwrite"
 	"github.com/neardup/neardup/pipeline/internal/keep"
 	"github.com/neardup/neardup/pipeline/internal/pairs"
 	"github.com/neardup/neardup/report"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/shingle"
 )
 
 // LSH objectives: how bands and rows are chosen from the threshold and num_perm.
@@ -82,7 +82,7 @@ type Config struct {
 	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
 	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
 	// larger ones are resolved by candidates.Resolve with a budget of BucketComparisons
-	// comparisons per distinct set (see transforms/candidates).
+	// comparisons per distinct set (see candidates).
 	BucketAllPairs    int
 	BucketComparisons int
 	bucketBudgetFloor int // candidates.BudgetFloor; tests lower it to exhaust budgets

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/pairs"
-	"github.com/neardup/neardup/transforms/lsh"
 )
 
 // Measures: what similarity --threshold applies to.

@@ -16,7 +16,7 @@ import (
 	"github.com/neardup/neardup/pipeline/internal/keep"
 	"github.com/neardup/neardup/pipeline/internal/output"
 	"github.com/neardup/neardup/pipeline/internal/pairs"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // build adds the whole dedup job to s: inputs are the expanded input files, tempDir is

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/baseline"
+	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/gen"
-	"github.com/neardup/neardup/transforms/containment"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // TestQualityContainmentAgainstBaseline holds --measure containment to the exact

@@ -12,8 +12,8 @@ import (
 	"github.com/neardup/neardup/baseline"
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/gen"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
 // TestQualityAgainstBaseline holds dedup to the exact all-pairs join (neardup baseline)

@@ -19,7 +19,7 @@ import (
 	"github.com/neardup/neardup/gen"
 	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/report"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/shingle"
 )
 
 func writeLines(t *testing.T, path string, lines ...string) string {

@@ -24,7 +24,7 @@ import (
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/io/textfile"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // cluster is one line of clusters.jsonl; Members is cut to what the report shows.

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/io/files"
-	"github.com/neardup/neardup/transforms/containment"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingleset"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/normalize"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // Options bound what the page holds; a zero field but Clusters means its default.
@@ -203,7 +203,7 @@ func (t *texts) pair(a, b string, bud *budget) pair {
 		if t.containment {
 			pr.Sim = fmtSim(containment.Of(t.hashes[a], t.hashes[b]))
 		} else {
-			pr.Sim = fmtSim(verify.Jaccard(t.hashes[a], t.hashes[b]))
+			pr.Sim = fmtSim(jaccard.Similarity(t.hashes[a], t.hashes[b]))
 		}
 	}
 	// Each id is shown four times; everything escaped may grow (htmlLen).

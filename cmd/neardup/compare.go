@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/internal/pyrepr"
+	"github.com/neardup/neardup/jaccard"
 	"github.com/neardup/neardup/pipeline"
-	"github.com/neardup/neardup/transforms/verify"
 )
 
 // runCompare prints one line per pair, "A B EXACT DECISION" (with --estimate,
@@ -56,7 +56,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	}
 	for _, p := range todo {
 		a, b := docs[p[0]], docs[p[1]]
-		exact := verify.Jaccard(a.hashes, b.hashes)
+		exact := jaccard.Similarity(a.hashes, b.hashes)
 		cols := []string{a.id, b.id, pyrepr.Float(exact)}
 		if *estimate {
 			est, err := signer.Sign(a.hashes).Jaccard(signer.Sign(b.hashes))

@@ -11,9 +11,9 @@ import (
 
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/jsonl"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
 )
 
 // doc is a document loaded whole for the small interactive verbs (compare, sign).

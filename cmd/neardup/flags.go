@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/shingle"
 )
 
 // methodFlags registers the flags that decide what "similar" means — shared by dedup,

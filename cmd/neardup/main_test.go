@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
+	"github.com/neardup/neardup/shingle"
 )
 
 const seedFile = "../../testdata/seed.jsonl"

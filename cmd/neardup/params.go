@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/neardup/neardup/internal/pyrepr"
+	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/pipeline"
-	"github.com/neardup/neardup/transforms/lsh"
 )
 
 type paramsReport struct {

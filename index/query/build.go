@@ -9,8 +9,8 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/segment"
 	"github.com/neardup/neardup/internal/ordered"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
 // Item is one document to add to an index: its id and either its text or, when Text

@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // Match is an indexed near-duplicate.

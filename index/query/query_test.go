@@ -11,7 +11,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/segment"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 var testParams = index.Params{NumPerm: 128, Scheme: "affine32", Hash: "xxhash", Seed: 1, Bands: 9, Rows: 13, Threshold: 0.8,
@@ -69,7 +69,7 @@ func bruteForce(e *Engine, indexed []Doc, q string, bits int) []index.Match {
 		for b := range k {
 			shared = shared || k[b] == qk[b]
 		}
-		if j := verify.Jaccard(qs, segment.Truncate(slices.Clone(h), bits)); shared && j >= testParams.Threshold {
+		if j := jaccard.Similarity(qs, segment.Truncate(slices.Clone(h), bits)); shared && j >= testParams.Threshold {
 			out = append(out, index.Match{ID: d.ID, Jaccard: j})
 		}
 	}

@@ -1,5 +1,5 @@
 // Package buckets turns LSH band entries into candidate pairs: the LSH bucketing stage
-// of the dedup pipeline. It imports elem and the pure algorithms (transforms/...), no
+// of the dedup pipeline. It imports elem and the pure algorithms (minhash, lsh, candidates, ...), no
 // other stage.
 package buckets
 
@@ -15,10 +15,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/candidates"
 )
 
 // Options are the bucketing stage's settings.

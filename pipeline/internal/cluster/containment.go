@@ -7,9 +7,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/containment"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // Deduplicating against an index (--against) and preferring inputs (--prefer) reuse the

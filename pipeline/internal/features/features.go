@@ -20,12 +20,12 @@ import (
 	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/shingle"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // Options are the featurizing stage's settings.

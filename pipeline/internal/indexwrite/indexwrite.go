@@ -27,7 +27,7 @@ import (
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // indexEntriesFile, in the run's temporary directory, lists the shard files written.

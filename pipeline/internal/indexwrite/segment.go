@@ -6,8 +6,8 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/segment"
-	"github.com/neardup/neardup/transforms/lsh"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
 // writeSegment writes rows, sorted by id, as the new segment of an index of segments

@@ -1,9 +1,9 @@
 package pairs
 
 import (
+	"github.com/neardup/neardup/candidates"
+	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/containment"
 )
 
 // decideContainment decides a pair by the exact containment of its smaller set in the

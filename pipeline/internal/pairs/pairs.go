@@ -16,7 +16,7 @@ import (
 
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -25,9 +25,9 @@ import (
 	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/record"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/verify"
 )
 
 // Verify modes: how a candidate pair becomes a duplicate.
@@ -473,7 +473,7 @@ func (d *decider) decide(u, v *scored) (sim float64, ok bool, err error) {
 		// cheap beside the re-read that brought them, and so no true pair that
 		// shares a bucket is lost to the estimate's noise. How often the estimate
 		// would have misled a filter is counted (estimate_filtered).
-		sim = verify.Jaccard(hashes[0], hashes[1])
+		sim = jaccard.Similarity(hashes[0], hashes[1])
 		if est < f.Floor {
 			d.counts.estimateDropped++
 		}

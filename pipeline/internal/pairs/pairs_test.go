@@ -12,8 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/internal/tally/tallytest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/stretchr/testify/require"
 )
 

@@ -1,6 +1,6 @@
 package pairs
 
-import "github.com/neardup/neardup/transforms/candidates"
+import "github.com/neardup/neardup/candidates"
 
 // resolve decides one large bucket from its members' sets, sorted by id.
 func (d *decider) resolve(members []half) error {

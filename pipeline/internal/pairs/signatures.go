@@ -1,6 +1,6 @@
 package pairs
 
-import "github.com/neardup/neardup/transforms/minhash"
+import "github.com/neardup/neardup/minhash"
 
 // signatures holds the MinHash signatures of the sets one decider compares. Up to
 // limit bytes, each is computed once, in one block: a large bucket's members are signed

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline/internal/elem"
-	"github.com/neardup/neardup/transforms/minhash"
 )
 
 // TestSignaturesOverTheLimit: a partition decided with its large buckets' signatures in

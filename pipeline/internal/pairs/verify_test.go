@@ -15,7 +15,7 @@ import (
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/pipeline/internal/stagetest"
-	"github.com/neardup/neardup/transforms/shingleset"
+	"github.com/neardup/neardup/shingleset"
 )
 
 // verifyPartitions is the partition count of the hand-built collections and the stage.

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
 )
 
 func words(n int) Options { return Options{Kind: Word, N: n} }

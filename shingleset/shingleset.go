@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/internal/hashsort"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
+	"github.com/neardup/neardup/shingle"
 )
 
 // Shingler turns a text into its shingle-hash set exactly as every stage must: the

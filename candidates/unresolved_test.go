@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // TestUnresolvedIsExact: on small buckets cut short by budgets of every size, Unresolved
@@ -28,7 +28,7 @@ func TestUnresolvedIsExact(t *testing.T) {
 		compared := map[[2]int]bool{}
 		sim := func(i, j int) float64 {
 			compared[[2]int{i, j}] = true
-			return verify.Jaccard(sets[i], sets[j])
+			return jaccard.Similarity(sets[i], sets[j])
 		}
 		apart := make([]bool, k)
 		res := resolve(k, threshold, budget, sim, func(ball []int) {
@@ -47,7 +47,7 @@ func TestUnresolvedIsExact(t *testing.T) {
 				if compared[[2]int{i, j}] || label[i] == label[j] {
 					continue
 				}
-				isTrue := verify.Jaccard(sets[i], sets[j]) >= threshold
+				isTrue := jaccard.Similarity(sets[i], sets[j]) >= threshold
 				if isTrue {
 					missed++
 				}
@@ -81,7 +81,7 @@ func clusters(k int, threshold float64, compared map[[2]int]bool, sets [][]uint6
 	for changed := true; changed; {
 		changed = false
 		for p := range compared {
-			if verify.Jaccard(sets[p[0]], sets[p[1]]) < threshold {
+			if jaccard.Similarity(sets[p[0]], sets[p[1]]) < threshold {
 				continue
 			}
 			if a, b := label[p[0]], label[p[1]]; a != b {

@@ -23,7 +23,7 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/internal/hashsort"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // Kind selects word or character n-grams.

@@ -3,10 +3,10 @@ package minhash_test
 import (
 	"fmt"
 
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/shingle"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/normalize"
+	"github.com/neardup/neardup/shingle"
 )
 
 // A Signer turns a document's shingle hashes into its signature; two signatures
@@ -29,8 +29,8 @@ func ExampleSigner() {
 	fmt.Println(len(sa.Values), "values per signature")
 	ab, _ := sa.Jaccard(sb)
 	ac, _ := sa.Jaccard(sc)
-	fmt.Printf("a~b: estimate %.2f, exact %.2f\n", ab, verify.Jaccard(a, b))
-	fmt.Printf("a~c: estimate %.2f, exact %.2f\n", ac, verify.Jaccard(a, c))
+	fmt.Printf("a~b: estimate %.2f, exact %.2f\n", ab, jaccard.Similarity(a, b))
+	fmt.Printf("a~c: estimate %.2f, exact %.2f\n", ac, jaccard.Similarity(a, c))
 	// Output:
 	// 128 values per signature
 	// a~b: estimate 1.00, exact 1.00

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/repotest"
-	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/normalize"
 )
 
 // TestDatasketchBigramSets rebuilds the word-bigram input sets of the datasketch

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup/internal/wordhash"
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // BandBytes returns datasketch's key for band `band` of a signature:

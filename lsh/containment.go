@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // Containment banding. A set A is contained in B at threshold t when |A∩B|/|A| ≥ t and

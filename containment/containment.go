@@ -25,12 +25,12 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // Of returns |a∩b| / min(|a|, |b|) for two ascending, duplicate-free hash sets: the
 // containment of the smaller in the larger. Two empty sets score 1.0, one empty set 0.0
-// (as verify.Jaccard scores them).
+// (as jaccard.Similarity scores them).
 func Of(a, b []uint64) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		if len(a) == len(b) {
@@ -38,7 +38,7 @@ func Of(a, b []uint64) float64 {
 		}
 		return 0
 	}
-	return float64(verify.Intersection(a, b)) / float64(min(len(a), len(b)))
+	return float64(jaccard.Intersection(a, b)) / float64(min(len(a), len(b)))
 }
 
 // Contained reports whether, of two documents with sets of sizes na and nb and ids

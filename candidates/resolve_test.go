@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // run resolves sets with the exact Jaccard and returns the accepted edges' clusters (a
@@ -31,7 +31,7 @@ func run(t *testing.T, sets [][]uint64, threshold float64, budget int64) ([]int,
 		require.Less(t, i, j)
 		require.False(t, compared[[2]int{i, j}], "pair %d–%d compared twice", i, j)
 		compared[[2]int{i, j}] = true
-		s := verify.Jaccard(sets[i], sets[j])
+		s := jaccard.Similarity(sets[i], sets[j])
 		if s >= threshold && label[i] != label[j] {
 			relabel(max(label[i], label[j]), min(label[i], label[j]))
 		}
@@ -46,7 +46,7 @@ func truePairsMissed(sets [][]uint64, label []int, threshold float64) int64 {
 	var n int64
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if label[i] != label[j] && verify.Jaccard(sets[i], sets[j]) >= threshold {
+			if label[i] != label[j] && jaccard.Similarity(sets[i], sets[j]) >= threshold {
 				n++
 			}
 		}
@@ -118,8 +118,8 @@ func TestResolveClosesTheStarHole(t *testing.T) {
 	}
 	a, b, c := seq(0, 100), seq(10, 110), seq(20, 120) // J(a,b) = J(b,c) = 90/110, J(a,c) = 80/120
 	threshold := 0.8
-	require.GreaterOrEqual(t, verify.Jaccard(a, b), threshold)
-	require.Less(t, verify.Jaccard(a, c), threshold)
+	require.GreaterOrEqual(t, jaccard.Similarity(a, b), threshold)
+	require.Less(t, jaccard.Similarity(a, c), threshold)
 	label, compared, _ := run(t, [][]uint64{a, c, b}, threshold, 1<<40)
 	require.Equal(t, label[0], label[1], "a–b–c is one cluster: c joins through b")
 	require.Equal(t, label[0], label[2])
@@ -157,7 +157,7 @@ func TestResolveBudget(t *testing.T) {
 
 func ExampleResolve() {
 	sets := [][]uint64{{1, 2, 3, 4, 5}, {1, 2, 3, 4, 6}, {1, 2, 3, 4, 5, 6}}
-	res := Resolve(len(sets), 0.6, 100, func(i, j int) float64 { return verify.Jaccard(sets[i], sets[j]) })
+	res := Resolve(len(sets), 0.6, 100, func(i, j int) float64 { return jaccard.Similarity(sets[i], sets[j]) })
 	fmt.Println(res.Compared, res.Unresolved)
 	// Output: 2 0
 }

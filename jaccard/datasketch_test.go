@@ -1,4 +1,4 @@
-package verify
+package jaccard
 
 import (
 	"encoding/json"
@@ -42,10 +42,10 @@ func TestDatasketchExactSetJaccard(t *testing.T) {
 			// datasketch's MinHash.jaccard of two empty signatures) is 1.0.
 			require.Empty(t, a)
 			require.Empty(t, b)
-			require.Equal(t, 1.0, Jaccard(a, b))
+			require.Equal(t, 1.0, Similarity(a, b))
 			continue
 		}
-		require.Equal(t, *c.Exact, Jaccard(a, b), "%s vs %s", c.A, c.B)
+		require.Equal(t, *c.Exact, Similarity(a, b), "%s vs %s", c.A, c.B)
 		checked++
 	}
 	require.Greater(t, checked, 10)

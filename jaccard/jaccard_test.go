@@ -1,4 +1,4 @@
-package verify
+package jaccard
 
 import (
 	"math/rand/v2"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hashSet turns string elements into the sorted distinct hash set Jaccard expects.
+// hashSet turns string elements into the sorted distinct hash set Similarity expects.
 func hashSet(elems ...string) []uint64 {
 	out := make([]uint64, 0, len(elems))
 	for _, e := range elems {
@@ -28,24 +28,24 @@ func TestSeedExample(t *testing.T) {
 	d3 := hashSet("black white")
 	d4 := hashSet("red blue", "blue green") // 'RED BLUE GREEN' lower-cased
 
-	j12 := Jaccard(d1, d2)
+	j12 := Similarity(d1, d2)
 	assert.Equal(t, float64(2)/float64(3), j12)
 	assert.Equal(t, "0.6666666666666666", strconv.FormatFloat(j12, 'g', -1, 64))
-	assert.Equal(t, 0.0, Jaccard(d1, d3))
-	assert.Equal(t, 0.0, Jaccard(d2, d3))
-	assert.Equal(t, 1.0, Jaccard(d1, d4))
+	assert.Equal(t, 0.0, Similarity(d1, d3))
+	assert.Equal(t, 0.0, Similarity(d2, d3))
+	assert.Equal(t, 1.0, Similarity(d1, d4))
 	assert.Equal(t, 2, Intersection(d1, d2))
 	assert.Equal(t, 0, Intersection(d1, d3))
 }
 
 func TestEmptyRules(t *testing.T) {
 	one := []uint64{7}
-	assert.Equal(t, 1.0, Jaccard(nil, nil))
-	assert.Equal(t, 1.0, Jaccard([]uint64{}, nil))
-	assert.Equal(t, 0.0, Jaccard(nil, one))
-	assert.Equal(t, 0.0, Jaccard(one, []uint64{}))
+	assert.Equal(t, 1.0, Similarity(nil, nil))
+	assert.Equal(t, 1.0, Similarity([]uint64{}, nil))
+	assert.Equal(t, 0.0, Similarity(nil, one))
+	assert.Equal(t, 0.0, Similarity(one, []uint64{}))
 	assert.Equal(t, 0, Intersection(nil, one))
-	assert.Equal(t, 1.0, Jaccard(one, one))
+	assert.Equal(t, 1.0, Similarity(one, one))
 }
 
 func TestExactFractions(t *testing.T) {
@@ -58,8 +58,8 @@ func TestExactFractions(t *testing.T) {
 		}
 		return hashSet(e...)
 	}
-	assert.Equal(t, 0.5, Jaccard(mk("e-", 0, 150), mk("e-", 50, 200)))
-	assert.Equal(t, float64(1)/float64(3), Jaccard(mk("t-", 0, 200), mk("t-", 100, 300)))
+	assert.Equal(t, 0.5, Similarity(mk("e-", 0, 150), mk("e-", 50, 200)))
+	assert.Equal(t, float64(1)/float64(3), Similarity(mk("t-", 0, 200), mk("t-", 100, 300)))
 	assert.Equal(t, 100, Intersection(mk("e-", 0, 150), mk("e-", 50, 200)))
 }
 
@@ -106,11 +106,11 @@ func TestPropertyAgainstMapReference(t *testing.T) {
 		if union > 0 {
 			want = float64(inter) / float64(union)
 		}
-		require.Equal(t, want, Jaccard(a, b), "a=%v b=%v", a, b)
-		require.Equal(t, Jaccard(a, b), Jaccard(b, a), "symmetry")
-		j := Jaccard(a, b)
+		require.Equal(t, want, Similarity(a, b), "a=%v b=%v", a, b)
+		require.Equal(t, Similarity(a, b), Similarity(b, a), "symmetry")
+		j := Similarity(a, b)
 		require.True(t, j >= 0 && j <= 1)
-		require.Equal(t, 1.0, Jaccard(a, a), "reflexive")
+		require.Equal(t, 1.0, Similarity(a, a), "reflexive")
 	}
 }
 
@@ -118,7 +118,7 @@ func TestExtremeValues(t *testing.T) {
 	a := []uint64{0, 1, ^uint64(0)}
 	b := []uint64{0, ^uint64(0) - 1, ^uint64(0)}
 	assert.Equal(t, 2, Intersection(a, b))
-	assert.Equal(t, 0.5, Jaccard(a, b))
+	assert.Equal(t, 0.5, Similarity(a, b))
 }
 
 func BenchmarkJaccard200(b *testing.B) {
@@ -126,6 +126,6 @@ func BenchmarkJaccard200(b *testing.B) {
 	x := randomSet(r, 200, 400)
 	y := randomSet(r, 200, 400)
 	for b.Loop() {
-		_ = Jaccard(x, y)
+		_ = Similarity(x, y)
 	}
 }

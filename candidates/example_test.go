@@ -3,8 +3,8 @@ package candidates_test
 import (
 	"fmt"
 
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/candidates"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // A bucket of up to maxAll distinct sets gives all its pairs (Pairs); a larger one is
@@ -29,7 +29,7 @@ func Example() {
 		// ids is now sorted: member i is ids[i], and the smallest id comes first.
 		res := candidates.Resolve(len(ids), threshold, candidates.Budget(len(ids), candidates.DefaultComparisons, 0),
 			func(i, j int) float64 {
-				sim := verify.Jaccard(sets[ids[i]], sets[ids[j]])
+				sim := jaccard.Similarity(sets[ids[i]], sets[ids[j]])
 				if sim >= threshold {
 					fmt.Printf("edge %s-%s %.2f\n", ids[i], ids[j], sim)
 				}

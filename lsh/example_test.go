@@ -3,7 +3,7 @@ package lsh_test
 import (
 	"fmt"
 
-	"github.com/neardup/neardup/transforms/lsh"
+	"github.com/neardup/neardup/lsh"
 )
 
 // The pipeline's default banding at threshold 0.8 with 128 permutations, and
