@@ -174,3 +174,68 @@ func TestSegmentsStayFewAsBatchesAccumulate(t *testing.T) {
 		t.Fatalf("%d files left for %d segments", len(left), len(m.Segments))
 	}
 }
+
+// TestBatchFindsWhatNearFinds: looked up as batches (index.Batch, which joins sorted
+// band keys against the segments' blocks), documents get exactly the matches, in the
+// same order, that Near gives each alone, over an index of several segments.
+func TestBatchFindsWhatNearFinds(t *testing.T) {
+	for _, bits := range []int{32, 64} {
+		rng := rand.New(rand.NewPCG(uint64(bits), 2))
+		a := corpus(rng, "a", 600, nil)
+		b := corpus(rng, "b", 120, a)
+		c := corpus(rng, "c", 20, append(a, b...))
+		// Queries repeat documents, so that band keys repeat within a batch.
+		queries := corpus(rng, "q", 300, append(append(a, b...), c...))
+		queries = append(queries, queries[:40]...)
+		dir := t.TempDir()
+		if m := build(t, dir, bits, a, b, c); len(m.Segments) != 3 {
+			t.Fatalf("%d segments, want 3", len(m.Segments))
+		}
+		e, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc index.Scratch
+		sig := e.NewSig()
+		want := make([][]index.Match, len(queries))
+		hashes := make([][]uint64, len(queries))
+		keys := make([][]uint64, len(queries))
+		found := 0
+		for i, q := range queries {
+			hashes[i], keys[i] = e.Features(q.Text, sig, nil)
+			if err := e.Index.Near(hashes[i], keys[i], &sc, func(m index.Match) { want[i] = append(want[i], m) }); err != nil {
+				t.Fatal(err)
+			}
+			found += len(want[i])
+		}
+		if found < 100 {
+			t.Fatalf("only %d matches: the corpus does not exercise lookup", found)
+		}
+		got := make([][]index.Match, len(queries))
+		batch := e.Index.NewBatch()
+		for _, part := range [][2]int{{0, 1}, {1, 200}, {200, len(queries)}} { // the batch is reused
+			for i := part[0]; i < part[1]; i++ {
+				if err := batch.Add(e.Index.Prepare(hashes[i]), keys[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			last := -1
+			err := batch.Run(func(q int, m index.Match) {
+				if q < last {
+					t.Fatalf("document %d after %d", q, last)
+				}
+				last = q
+				got[part[0]+q] = append(got[part[0]+q], m)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range queries {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("width %d, query %s: %v, want %v", bits, queries[i].ID, got[i], want[i])
+			}
+		}
+		e.Close()
+	}
+}

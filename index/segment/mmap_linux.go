@@ -33,6 +33,10 @@ func unmapFile(b []byte) { unix.Munmap(b) }
 // keeps them): they count in the process's resident set until then.
 func dropPages(b []byte) { unix.Madvise(b, unix.MADV_DONTNEED) }
 
+// willNeed asks the kernel to read the mapping's pages b into the page cache ahead of
+// their use, which the mapping's random-access advice otherwise keeps it from doing.
+func willNeed(b []byte) { unix.Madvise(b, unix.MADV_WILLNEED) }
+
 // residentFileBytes is the process's resident memory backed by files (the second and
 // third fields of /proc/self/statm: resident and shared pages), -1 when unknown.
 func residentFileBytes() int64 {

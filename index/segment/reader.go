@@ -200,11 +200,9 @@ func (r *Reader) Close() error {
 
 // block reads and checks block k of band into buf.
 func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error) {
-	n := min(BlockEntries, r.f.Docs-k*BlockEntries)
-	idx := uint64(band)*blocksOf(r.f.Docs) + k
-	off, end := r.pos[idx], r.pos[idx+1]
-	if end-off < 5 || end-off > 1+n*12+4 {
-		return blockView{}, buf, r.damaged("band %d, block %d: %d bytes", band, k, end-off)
+	off, end, err := r.blockSpan(band, k)
+	if err != nil {
+		return blockView{}, buf, err
 	}
 	b, err := r.view(buf, off, end-off)
 	if err != nil {
@@ -213,21 +211,40 @@ func (r *Reader) block(band int, k uint64, buf []byte) (blockView, []byte, error
 	if r.mapped == nil {
 		buf = b
 	}
-	data := b[:len(b)-4]
+	idx := uint64(band)*blocksOf(r.f.Docs) + k
 	word, bit := idx/64, uint64(1)<<(idx%64)
-	if r.checked == nil || r.checked[word].Load()&bit == 0 {
-		if blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-			return blockView{}, buf, r.damaged("band %d, block %d: checksum mismatch", band, k)
-		}
-		if r.checked != nil {
-			r.checked[word].Or(bit)
-		}
+	check := r.checked == nil || r.checked[word].Load()&bit == 0
+	v, err := r.viewBlock(band, k, b, check)
+	if err == nil && check && r.checked != nil {
+		r.checked[word].Or(bit)
+	}
+	return v, buf, err
+}
+
+// blockSpan is where block k of band lies in the file: [off, end).
+func (r *Reader) blockSpan(band int, k uint64) (off, end uint64, err error) {
+	n := min(BlockEntries, r.f.Docs-k*BlockEntries)
+	idx := uint64(band)*blocksOf(r.f.Docs) + k
+	off, end = r.pos[idx], r.pos[idx+1]
+	if end-off < 5 || end-off > 1+n*12+4 {
+		return 0, 0, r.damaged("band %d, block %d: %d bytes", band, k, end-off)
+	}
+	return off, end, nil
+}
+
+// viewBlock reads block k of band from its bytes b (those of blockSpan), checking its
+// checksum when check is set.
+func (r *Reader) viewBlock(band int, k uint64, b []byte, check bool) (blockView, error) {
+	n := min(BlockEntries, r.f.Docs-k*BlockEntries)
+	data := b[:len(b)-4]
+	if check && blockCRC(uint64(band), k, data) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return blockView{}, r.damaged("band %d, block %d: checksum mismatch", band, k)
 	}
 	v, ok := viewBlock(data, r.fences[band][k], int(n), r.ow)
 	if !ok || v.key(0) != r.fences[band][k] {
-		return blockView{}, buf, r.damaged("band %d, block %d: malformed", band, k)
+		return blockView{}, r.damaged("band %d, block %d: malformed", band, k)
 	}
-	return v, buf, nil
+	return v, nil
 }
 
 // Lookup calls fn with the ordinal of every document whose key in band is key,
@@ -285,19 +302,34 @@ func (r *Reader) Record(ord uint32, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	start, end := binary.LittleEndian.Uint64(ob[:]), binary.LittleEndian.Uint64(ob[8:])
-	if start < uint64(len(headerMagic)) || end <= start+4 || end > r.f.Offsets || end-start > 1<<30 {
-		return nil, r.damaged("document %d: record offsets %d..%d out of range", ord, start, end)
+	start, end, err := r.recordSpan(ord, ob)
+	if err != nil {
+		return nil, err
 	}
 	buf, err = r.view(buf, start, end-start)
 	if err != nil {
 		return nil, err
 	}
-	n := len(buf) - 4
-	if recordCRC(uint64(ord), buf[:n]) != binary.LittleEndian.Uint32(buf[n:]) {
-		return nil, r.damaged("document %d: record checksum mismatch", ord)
+	return buf, r.checkRecord(ord, buf)
+}
+
+// recordSpan is where the record of ordinal ord lies in the file, [start, end), from
+// its two offsets ob (16 bytes).
+func (r *Reader) recordSpan(ord uint32, ob []byte) (start, end uint64, err error) {
+	start, end = binary.LittleEndian.Uint64(ob[:]), binary.LittleEndian.Uint64(ob[8:])
+	if start < uint64(len(headerMagic)) || end <= start+4 || end > r.f.Offsets || end-start > 1<<30 {
+		return 0, 0, r.damaged("document %d: record offsets %d..%d out of range", ord, start, end)
 	}
-	return buf, nil
+	return start, end, nil
+}
+
+// checkRecord checks the checksum of the record rec of ordinal ord.
+func (r *Reader) checkRecord(ord uint32, rec []byte) error {
+	n := len(rec) - 4
+	if recordCRC(uint64(ord), rec[:n]) != binary.LittleEndian.Uint32(rec[n:]) {
+		return r.damaged("document %d: record checksum mismatch", ord)
+	}
+	return nil
 }
 
 // Doc reads document ord: its id and its set (width-bit values, ascending), appended to
@@ -315,6 +347,12 @@ func (r *Reader) Doc(ord uint32, set []uint64) (string, []uint64, error) {
 	if r.mapped == nil {
 		*bp = rec[:cap(rec)]
 	}
+	return r.decodeDoc(ord, rec, set)
+}
+
+// decodeDoc decodes the checked record rec of ordinal ord: its id and its set, appended
+// to set[:0].
+func (r *Reader) decodeDoc(ord uint32, rec []byte, set []uint64) (string, []uint64, error) {
 	id, set, err := decodeRecord(rec[:len(rec)-4], int(r.f.Width), set[:0])
 	if err != nil {
 		return "", set, r.damaged("document %d: %v", ord, err)

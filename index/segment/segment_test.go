@@ -189,25 +189,30 @@ func TestDamageNamed(t *testing.T) {
 		b := slices.Clone(orig)
 		b[off] ^= 0x5a
 		os.WriteFile(path, b, 0o644)
-		err := readEverything(path, docs)
-		var de *DamagedError
-		if !errors.As(err, &de) || de.Path != path {
-			t.Fatalf("byte %d of %d flipped: err = %v", off, len(b), err)
+		for _, read := range []func(string, []doc, bool) error{readEverything, joinEverything} {
+			err := read(path, docs, off%2 == 0)
+			var de *DamagedError
+			if !errors.As(err, &de) || de.Path != path {
+				t.Fatalf("byte %d of %d flipped: err = %v", off, len(b), err)
+			}
 		}
 	}
 	os.WriteFile(path, orig[:len(orig)-10], 0o644)
-	err := readEverything(path, docs)
+	err := readEverything(path, docs, true)
 	if err == nil || err.Error() != "segment file "+path+" is damaged: no footer at its end (truncated or partially written); rebuild the index or restore the file" {
 		t.Fatalf("truncated: %v", err)
 	}
 }
 
-func readEverything(path string, docs []doc) error {
+func readEverything(path string, docs []doc, mapped bool) error {
 	r, err := Open(context.Background(), path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if !mapped {
+		r.readThrough()
+	}
 	for i := range r.Docs() {
 		if _, _, err := r.Doc(uint32(i), nil); err != nil {
 			return err
@@ -224,4 +229,107 @@ func readEverything(path string, docs []doc) error {
 		}
 	}
 	return fmt.Errorf("no error")
+}
+
+// TestJoinIsLookup: Join finds for every key, repeated or absent, what Lookup finds, and
+// ReadDocs what Doc reads, whether the reads take one block or record at a time, a few,
+// or many, through the mapping or not.
+func TestJoinIsLookup(t *testing.T) {
+	dir := t.TempDir()
+	docs := testDocs(20000, 3, 11)
+	path := filepath.Join(dir, "s")
+	write(t, path, docs, 32, 3)
+	mapped, unmapped := open(t, path), open(t, path)
+	unmapped.readThrough()
+	rng := rand.New(rand.NewPCG(3, 4))
+	defer func(g, n uint64) { joinGap, joinRead = g, n }(joinGap, joinRead)
+	for _, lim := range []struct {
+		gap, read uint64
+		r         *Reader
+	}{{0, 1, mapped}, {64, 4 << 10, mapped}, {16 << 10, 1 << 20, mapped}, {0, 1, unmapped}, {16 << 10, 1 << 20, unmapped}} {
+		joinGap, joinRead = lim.gap, lim.read
+		r := lim.r
+		var sc BatchScratch
+		for _, share := range []int{1, 30, 100} { // percent of the documents looked up
+			for band := range r.Bands() {
+				var keys []uint64
+				for _, d := range docs {
+					if rng.IntN(100) < share {
+						keys = append(keys, d.keys[band])
+					}
+				}
+				keys = append(keys, 0, 1, ^uint64(0), rng.Uint64(), rng.Uint64())
+				slices.Sort(keys)
+				got := make([][]uint32, len(keys))
+				err := r.Join(band, len(keys), func(i int) uint64 { return keys[i] }, &sc, func(i int, o uint32) { got[i] = append(got[i], o) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, key := range keys {
+					var want []uint32
+					if err := r.Lookup(band, key, func(o uint32) { want = append(want, o) }); err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[i], want) {
+						t.Fatalf("gap %d, read %d, band %d, key %x: %v, want %v", lim.gap, lim.read, band, key, got[i], want)
+					}
+				}
+			}
+			var ords []uint32
+			for i := range docs {
+				if rng.IntN(100) < share {
+					ords = append(ords, uint32(i))
+				}
+			}
+			n := 0
+			err := r.ReadDocs(ords, &sc, func(i int, id string, set []uint64) error {
+				wid, wset, err := r.Doc(ords[i], nil)
+				if err != nil || i != n || id != wid || !slices.Equal(set, wset) {
+					t.Fatalf("document %d (%d-th): %q %v, want %q %v (%v)", ords[i], i, id, set, wid, wset, err)
+				}
+				n++
+				return nil
+			})
+			if err != nil || n != len(ords) {
+				t.Fatalf("read %d of %d documents: %v", n, len(ords), err)
+			}
+		}
+	}
+}
+
+// joinEverything reads every record and block of a segment by ReadDocs and Join.
+func joinEverything(path string, docs []doc, mapped bool) error {
+	r, err := Open(context.Background(), path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !mapped {
+		r.readThrough()
+	}
+	var sc BatchScratch
+	ords := make([]uint32, r.Docs())
+	for i := range ords {
+		ords[i] = uint32(i)
+	}
+	if err := r.ReadDocs(ords, &sc, func(int, string, []uint64) error { return nil }); err != nil {
+		return err
+	}
+	for band := range r.Bands() {
+		keys := make([]uint64, len(docs))
+		for i, d := range docs {
+			keys[i] = d.keys[band]
+		}
+		slices.Sort(keys)
+		if err := r.Join(band, len(keys), func(i int) uint64 { return keys[i] }, &sc, func(int, uint32) {}); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("no error")
+}
+
+// readThrough makes r read by reads of the file, as it reads a segment it cannot map.
+func (r *Reader) readThrough() {
+	unmapFile(r.mapped)
+	r.mapped, r.checked = nil, nil
 }

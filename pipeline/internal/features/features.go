@@ -150,9 +150,8 @@ type features struct {
 	shingles                   int64
 	capped                     bool
 	shingleNanos, minhashNanos int64
-	hashes                     []uint64    // the set, in the caller's scratch memory
-	edges                      []elem.Edge // to indexed documents (Lookup)
-	err                        error
+	hashes                     []uint64         // the set, in the caller's scratch memory
+	lookup                     []index.QuerySet // the set for each Lookup index
 }
 
 // featurize normalizes, shingles, hashes, signs and bands one document. sig (len
@@ -209,6 +208,7 @@ type FeaturizeFn struct {
 
 	pool    *ordered.Pool[record.Doc, features]
 	indexes []*index.Segments
+	lookups *lookups    // the bundle's documents waiting for lookup in indexes
 	edges   []elem.Edge // the bundle's edges to indexed documents
 	err     error       // the bundle's first lookup error
 	sets    *batch.ByPartition[elem.SetKey]
@@ -234,8 +234,9 @@ func (f *FeaturizeFn) Setup() error {
 	if f.indexes, err = openLookups(context.Background(), f.Lookup); err != nil {
 		return err
 	}
+	f.lookups = newLookups(f.Lookup, f.indexes)
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), featurizeChunk, func() func(record.Doc) features {
-		sig, scratch, lsc := make([]uint64, f.NumPerm), &shingleset.Scratch{}, &index.Scratch{}
+		sig, scratch := make([]uint64, f.NumPerm), &shingleset.Scratch{}
 		return func(d record.Doc) features {
 			r := featurize(sh, f.Shingle.MaxShingles, signer, f.Bands, f.Rows, f.Containment, sig, scratch, d)
 			if len(f.indexes) > 0 {
@@ -245,7 +246,7 @@ func (f *FeaturizeFn) Setup() error {
 					hashsort.Uint64s(r.hashes)
 					r.hashes, _ = shingleset.Cap(r.hashes, f.Shingle.MaxShingles)
 				}
-				r.err = lookup(f.indexes, f.Lookup, lsc, d, r.hashes, r.bandKeys, &r)
+				r.lookup = f.lookups.prepare(r.hashes)
 			}
 			r.hashes = nil
 			return r
@@ -278,9 +279,11 @@ func (f *FeaturizeFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBat
 
 func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch), emitCount func(tally.Count)) error {
 	f.pool.Flush(func(r features) { f.collect(r, emitSet, emitBand, emitEdge) })
+	f.runLookups(emitEdge)
 	if f.err != nil {
 		err := f.err
 		f.err = nil
+		f.lookups.reset()
 		return err
 	}
 	if len(f.edges) > 0 {
@@ -307,17 +310,13 @@ func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.S
 
 // collect adds one document's results to the bundle's batches and counter sums.
 func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitEdge func(int, elem.EdgeBatch)) {
-	if r.err != nil && f.err == nil {
-		f.err = r.err
-	}
-	if len(r.edges) > 0 {
-		f.count.lookupEdges += int64(len(r.edges))
-		if f.edges = append(f.edges, r.edges...); len(f.edges) >= elem.BatchItems {
-			emitEdge(0, elem.EdgeBatch{Items: f.edges})
-			f.edges = nil
+	key := r.set
+	if r.lookup != nil && f.err == nil {
+		full, err := f.lookups.add(key, r.lookup, r.bandKeys)
+		if f.err = err; full {
+			f.runLookups(emitEdge)
 		}
 	}
-	key := r.set
 	f.sets.Add(elem.PartOfHash(key.Hash, f.Partitions), key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	for _, bk := range r.bandKeys {
 		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, Check: key.Check, ID: key.ID}
@@ -339,6 +338,21 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 	f.count.minhashNanos += r.minhashNanos
 	elem.Progress.Stage.Store("shingle+minhash")
 	elem.Progress.Shingled.Add(1)
+}
+
+// runLookups looks up the pending documents and adds their edges to indexed documents
+// to the bundle's, emitting them in batches.
+func (f *FeaturizeFn) runLookups(emitEdge func(int, elem.EdgeBatch)) {
+	if f.err != nil {
+		return
+	}
+	f.err = f.lookups.run(func(e elem.Edge) {
+		f.count.lookupEdges++
+		if f.edges = append(f.edges, e); len(f.edges) >= elem.BatchItems {
+			emitEdge(0, elem.EdgeBatch{Items: f.edges})
+			f.edges = nil
+		}
+	})
 }
 
 // collapseFn joins each document to the smallest id with an identical shingle set by a
