@@ -56,7 +56,11 @@ func acquireGCS(ctx context.Context, path string, me Holder) (*gcsLock, *Holder,
 			client.Close()
 			return nil, nil, &HeldError{Path: path, Holder: h}
 		}
-		err = l.obj.If(storage.Conditions{GenerationMatch: gen}).Delete(ctx)
+		// Deleting that generation, not the name, removes nothing if another run took
+		// the stale lock over meanwhile (its lock is a newer generation). A
+		// GenerationMatch condition says the same on GCS, but emulators ignore it on
+		// delete.
+		err = l.obj.Generation(gen).Delete(ctx)
 		if err != nil && !isStatus(err, http.StatusPreconditionFailed) && !errors.Is(err, storage.ErrObjectNotExist) {
 			client.Close()
 			return nil, nil, fmt.Errorf("remove stale lock %s: %w", path, err)
