@@ -3,18 +3,16 @@ package e2e
 import (
 	"bytes"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neardup/neardup/internal/objstoretest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -61,20 +59,8 @@ type fakeS3 struct{ backend *s3mem.Backend }
 // so Beam's s3 filesystem, at it.
 func startFakeS3(t *testing.T) (*fakeS3, []string) {
 	t.Helper()
-	backend := s3mem.New()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: gofakes3.New(backend).Server(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	require.NoError(t, backend.CreateBucket(s3Bucket))
-	none := filepath.Join(t.TempDir(), "none")
-	return &fakeS3{backend}, []string{
-		"AWS_ENDPOINT_URL_S3=http://" + ln.Addr().String(), // an IP address: path-style requests
-		"AWS_ACCESS_KEY_ID=neardup", "AWS_SECRET_ACCESS_KEY=neardup", "AWS_REGION=us-east-1",
-		"AWS_CONFIG_FILE=" + none, "AWS_SHARED_CREDENTIALS_FILE=" + none,
-		"AWS_EC2_METADATA_DISABLED=true",
-	}
+	backend, env := objstoretest.S3(t, s3Bucket)
+	return &fakeS3{backend}, env
 }
 
 func (s *fakeS3) put(t *testing.T, key string, data []byte) {

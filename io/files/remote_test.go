@@ -4,62 +4,25 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neardup/neardup/internal/objstoretest"
 	"github.com/stretchr/testify/require"
 )
 
 const testBucket = "neardup-files"
 
-// fakeS3 serves an empty bucket on loopback and points the AWS SDK at it; it returns the
-// bucket's s3:// root.
 func fakeS3(t *testing.T) string {
-	backend := s3mem.New()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: gofakes3.New(backend).Server(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	require.NoError(t, backend.CreateBucket(testBucket))
-	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL_S3": "http://" + ln.Addr().String(), "AWS_ACCESS_KEY_ID": "neardup", "AWS_SECRET_ACCESS_KEY": "neardup",
-		"AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": filepath.Join(t.TempDir(), "none"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(t.TempDir(), "none"), "AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
+	_, env := objstoretest.S3(t, testBucket)
+	objstoretest.Setenv(t, env)
 	return "s3://" + testBucket
 }
 
-// fakeGCS serves an empty bucket on loopback and points the GCS client at it; it returns
-// the bucket's gs:// root and a count of the compose requests the server received.
 func fakeGCS(t *testing.T) (string, *atomic.Int64) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	gcs, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", NoListener: true, PublicHost: addr})
-	require.NoError(t, err)
-	gcs.CreateBucket(testBucket)
-	composes := new(atomic.Int64)
-	handler := gcs.HTTPHandler()
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/compose") {
-			composes.Add(1)
-		}
-		handler.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close(); gcs.Stop() })
-	t.Setenv("STORAGE_EMULATOR_HOST", addr)
+	_, env, composes := objstoretest.GCS(t, testBucket)
+	objstoretest.Setenv(t, env)
 	return "gs://" + testBucket, composes
 }
 

@@ -6,19 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"cloud.google.com/go/storage"
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neardup/neardup/internal/objstoretest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,13 +28,8 @@ type store struct {
 const bucket = "neardup-lock"
 
 func gcsStore(t *testing.T) store {
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", Port: port, PublicHost: addr})
-	require.NoError(t, err)
-	t.Cleanup(srv.Stop)
-	srv.CreateBucket(bucket)
-	t.Setenv("STORAGE_EMULATOR_HOST", addr)
+	srv, env, _ := objstoretest.GCS(t, bucket)
+	objstoretest.Setenv(t, env)
 	obj := srv.Client().Bucket(bucket).Object("out/" + Name)
 	return store{
 		dir: "gs://" + bucket + "/out",
@@ -64,20 +53,8 @@ func gcsStore(t *testing.T) store {
 }
 
 func s3Store(t *testing.T) store {
-	backend := s3mem.New()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: gofakes3.New(backend).Server(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	require.NoError(t, backend.CreateBucket(bucket))
-	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL_S3": "http://" + ln.Addr().String(), "AWS_ACCESS_KEY_ID": "neardup", "AWS_SECRET_ACCESS_KEY": "neardup",
-		"AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": filepath.Join(t.TempDir(), "none"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(t.TempDir(), "none"), "AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
+	backend, env := objstoretest.S3(t, bucket)
+	objstoretest.Setenv(t, env)
 	key := "out/" + Name
 	return store{
 		dir: "s3://" + bucket + "/out",
@@ -96,13 +73,6 @@ func s3Store(t *testing.T) store {
 			return b, true
 		},
 	}
-}
-
-func freePort(t *testing.T) uint16 {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return uint16(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // deadPID is the pid of a process that has ended (and been reaped).

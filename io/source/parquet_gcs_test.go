@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"net"
 	"os"
 	"strconv"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neardup/neardup/internal/objstoretest"
 	"github.com/neardup/neardup/io/parquetfile/parquettest"
 	"github.com/neardup/neardup/record"
 )
@@ -23,18 +23,8 @@ func gcsServer(t *testing.T, objects map[string][]byte) {
 	for name, b := range objects {
 		initial = append(initial, fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "b", Name: name}, Content: b})
 	}
-	// The server routes object downloads by host name, so it must know its own address
-	// (PublicHost) before it listens: take a free port first.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", Port: uint16(port),
-		PublicHost: addr, InitialObjects: initial})
-	require.NoError(t, err)
-	t.Cleanup(srv.Stop)
-	t.Setenv("STORAGE_EMULATOR_HOST", addr)
+	_, env, _ := objstoretest.GCS(t, "b", initial...)
+	objstoretest.Setenv(t, env)
 }
 
 // A gs:// Parquet file is split by row groups too, each range fetching its own row groups
