@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,7 +100,9 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		e.run(t, env, append([]string{"dedup", "--output", "s3://" + s3Bucket + "/" + e.name}, flags...)...)
 		want := s3.objects(t, "embedded/")
 		assert.NotEmpty(t, want["removed/part-00001-of-00002.jsonl.zst"])
-		assertSameFiles(t, want, s3.objects(t, e.name+"/"))
+		got := s3.objects(t, e.name+"/")
+		assertSameFiles(t, want, got)
+		assertCCAuto(t, e, want, got)
 	})
 }
 
@@ -118,8 +121,24 @@ func engineMatchesEmbedded(t *testing.T, e *engine, env []string, flags ...strin
 	want := readTree(t, embedded)
 	out := filepath.Join(t.TempDir(), "out")
 	e.run(t, env, append(flags, "--output", out)...)
-	assertSameFiles(t, want, readTree(t, out))
+	got := readTree(t, out)
+	assertSameFiles(t, want, got)
+	if !slices.Contains(flags, "--cc") {
+		assertCCAuto(t, e, want, got)
+	}
 	return want
+}
+
+// assertCCAuto checks what --cc auto chose: union-find embedded, where the workers are in
+// the launching process, and distributed rounds on the engine.
+func assertCCAuto(t *testing.T, e *engine, embedded, engine map[string][]byte) {
+	t.Helper()
+	mode := func(files map[string][]byte) any {
+		cc, _ := statsWithoutTimings(t, files["stats.json"])["connected_components"].(map[string]any)
+		return cc["mode"]
+	}
+	assert.Equal(t, "local", mode(embedded), "--cc auto embedded")
+	assert.Equal(t, "distributed", mode(engine), "--cc auto on %s", e.name)
 }
 
 var fixtures struct {
