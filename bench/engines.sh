@@ -109,7 +109,17 @@ run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
 # removes them if the embedded run is there to compare with (they are as large as the
 # corpus).
 same() {
-	local f
+	local f d
+	# An engine writes the sharded layout by default: its parts, in part order (clusters'
+	# lines in id order), are the single files.
+	for d in kept removed clusters; do
+		[ -d "$W/$1-out/$d" ] || continue
+		if [ "$d" = clusters ]; then
+			cat "$W/$1-out/$d"/part-* | LC_ALL=C sort >"$W/$1-out/$d.jsonl"
+		else
+			cat "$W/$1-out/$d"/part-* >"$W/$1-out/$d.jsonl"
+		fi
+	done
 	for f in kept.jsonl removed.jsonl clusters.jsonl similarities.json; do
 		if cmp -s "$W/embedded-out/$f" "$W/$1-out/$f"; then
 			echo "- $1 $f: identical to embedded (sha256 $(sha256sum <"$W/$1-out/$f" | cut -c1-16))"
