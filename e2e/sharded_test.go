@@ -26,8 +26,9 @@ func TestShardedLayoutIsTheSingleFileInParts(t *testing.T) {
 
 	const shards = 3
 	sharded := filepath.Join(t.TempDir(), "sharded")
+	const partitions = 5 // clusters/ has a part per partition
 	neardup(t, nil, "dedup", "--quiet", "--input", in, "--threshold", "0.8", "--output", sharded,
-		"--layout", "sharded", "--shards", fmt.Sprint(shards), "--compress", "zstd")
+		"--layout", "sharded", "--shards", fmt.Sprint(shards), "--compress", "zstd", "--partitions", fmt.Sprint(partitions))
 	got := readTree(t, sharded)
 	for _, name := range []string{"kept.jsonl", "removed.jsonl", "clusters.jsonl"} {
 		require.NotContains(t, got, name, "the sharded layout writes no single %s", name)
@@ -46,8 +47,8 @@ func TestShardedLayoutIsTheSingleFileInParts(t *testing.T) {
 	assert.Equal(t, string(want["rejected.jsonl"]), string(got["rejected.jsonl"]))
 
 	var lines []string
-	for i := range shards {
-		part := strings.Split(strings.TrimSuffix(string(unzstd(t, got[fmt.Sprintf("clusters/part-%05d-of-%05d.jsonl.zst", i, shards)])), "\n"), "\n")
+	for i := range partitions {
+		part := strings.Split(strings.TrimSuffix(string(unzstd(t, got[fmt.Sprintf("clusters/part-%05d-of-%05d.jsonl.zst", i, partitions)])), "\n"), "\n")
 		assert.True(t, slices.IsSorted(part), "clusters part %d is in id order", i)
 		lines = append(lines, part...)
 	}

@@ -60,12 +60,14 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 		clusterCounts, decideCounts, writeCounts)
 }
 
-// clustersLayout is how clusters.jsonl is written: in the sharded layout, one part per
-// output shard; in the single layout, one run per partition, merged.
+// clustersLayout is how clusters.jsonl is written: one sorted run per partition, merged
+// in the single layout, each a part of clusters/ in the sharded one. Its parts follow
+// --partitions, not --shards (which counts groups of input files), so that no worker
+// sorts more than a partition's share of the lines.
 func (c *Config) clustersLayout(tempDir string) output.Sorted {
 	o := output.Sorted{Dir: tempDir, Name: clustersFile, Parts: c.Partitions}
 	if c.sharded() {
-		o.Parts, o.Sharded, o.Compress = c.shards, true, c.Compress
+		o.Sharded, o.Compress = true, c.Compress
 	}
 	return o
 }
