@@ -126,6 +126,23 @@ func (v blockView) key(i int) uint64 {
 	return v.first + binary.LittleEndian.Uint64(b[:])
 }
 
+// run returns the entries [lo, hi) of v whose key is key (keys ascend); hi < v.n when
+// the run of key ends inside v.
+func (v blockView) run(key uint64) (lo, hi int) {
+	lo, hi = 0, v.n
+	for lo < hi {
+		m := (lo + hi) / 2
+		if v.key(m) < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for hi = lo; hi < v.n && v.key(hi) == key; hi++ {
+	}
+	return lo, hi
+}
+
 func (v blockView) at(i int) Entry {
 	var b [4]byte
 	copy(b[:], v.data[i*(v.kw+v.ow)+v.kw:][:v.ow])

@@ -135,25 +135,14 @@ func (r *Reader) Join(band, n int, key func(i int) uint64, sc *BatchScratch, fn 
 			for same < n && key(same) == kv {
 				same++
 			}
-			lo, hi := 0, v.n
-			for lo < hi {
-				m := (lo + hi) / 2
-				if v.key(m) < kv {
-					lo = m + 1
-				} else {
-					hi = m
-				}
-			}
-			for e := lo; e < v.n; e++ {
-				en := v.at(e)
-				if en.Key != kv {
-					break
-				}
-				if uint64(en.Ord) >= r.f.Docs {
-					return r.damaged("band %d, block %d: ordinal %d of %d documents", band, k, en.Ord, r.f.Docs)
+			lo, hi := v.run(kv)
+			for e := lo; e < hi; e++ {
+				ord, err := r.entryOrd(v, band, k, e)
+				if err != nil {
+					return err
 				}
 				for q := i; q < same; q++ {
-					fn(q, en.Ord)
+					fn(q, ord)
 				}
 			}
 			i = same

@@ -269,27 +269,29 @@ func (r *Reader) Lookup(band int, key uint64, fn func(ord uint32)) error {
 		if err != nil {
 			return err
 		}
-		lo, hi := 0, v.n
-		for lo < hi {
-			m := (lo + hi) / 2
-			if v.key(m) < key {
-				lo = m + 1
-			} else {
-				hi = m
+		lo, hi := v.run(key)
+		for i := lo; i < hi; i++ {
+			ord, err := r.entryOrd(v, band, uint64(k), i)
+			if err != nil {
+				return err
 			}
+			fn(ord)
 		}
-		for i := lo; i < v.n; i++ {
-			e := v.at(i)
-			if e.Key != key {
-				return nil
-			}
-			if uint64(e.Ord) >= r.f.Docs {
-				return r.damaged("band %d, block %d: ordinal %d of %d documents", band, k, e.Ord, r.f.Docs)
-			}
-			fn(e.Ord)
+		if hi < v.n {
+			return nil
 		}
 	}
 	return nil
+}
+
+// entryOrd returns the ordinal of entry i of v, block k of band, checked against the
+// segment's document count.
+func (r *Reader) entryOrd(v blockView, band int, k uint64, i int) (uint32, error) {
+	ord := v.at(i).Ord
+	if uint64(ord) >= r.f.Docs {
+		return 0, r.damaged("band %d, block %d: ordinal %d of %d documents", band, k, ord, r.f.Docs)
+	}
+	return ord, nil
 }
 
 // Record reads the raw record of ordinal ord, checked, into buf.
