@@ -52,7 +52,7 @@ func (c *Config) committed(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = n
-		if n != sink.Rejected && shardable(n) {
+		if shardable(n) {
 			out[i] = layout.Dir(n)
 		}
 	}

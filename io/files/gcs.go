@@ -3,7 +3,6 @@ package files
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"cloud.google.com/go/storage"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/gcsx"
@@ -61,17 +60,13 @@ func composeGCS(ctx context.Context, dst string, srcs []string) error {
 
 // sameGCSBucket reports whether every path is a gs:// object of one bucket.
 func sameGCSBucket(paths ...string) bool {
-	var bucket string
+	var first string
 	for i, p := range paths {
-		rest, ok := strings.CutPrefix(p, "gs://")
-		if !ok {
+		bucket, _, err := gcsx.ParseObject(p)
+		if err != nil || i > 0 && bucket != first {
 			return false
 		}
-		b, _, _ := strings.Cut(rest, "/")
-		if i > 0 && b != bucket {
-			return false
-		}
-		bucket = b
+		first = bucket
 	}
 	return true
 }
