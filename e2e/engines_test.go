@@ -24,6 +24,11 @@ const requireEnginesEnv = "NEARDUP_REQUIRE_ENGINES"
 // that nothing can lean on a single worker seeing every element.
 const engineParallelism = 2
 
+// sparkMaxWorkers bounds the SDK workers of one Spark job: one per executor when the job's
+// environments are reused across its stages, with room for a few expiring between stages
+// on a loaded machine.
+const sparkMaxWorkers = 4 * sparkWorkers
+
 // engine is the job server of a cluster engine (Flink or Spark), started by a test, and
 // what neardup needs to submit jobs to it whose SDK workers are separate processes.
 type engine struct {
@@ -31,6 +36,10 @@ type engine struct {
 	server *server
 	worker string // the PROCESS environment's command
 	boot   string // the Go SDK's boot program, which worker runs
+	// failed names the first job that failed on the engine. Later jobs fail at once: an
+	// engine left holding a failed job's slots would hang every later one until its
+	// timeout, and the package's.
+	failed string
 }
 
 // engineHome returns the directory `.ci/engines.sh fetch name` prints: the engine's pinned,
@@ -84,15 +93,29 @@ func (e *engine) run(t *testing.T, env []string, args ...string) {
 	started := time.Now()
 	t.Cleanup(func() { removeBootCopies(t, started) })
 
-	neardupWithin(t, engineRunTimeout, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
+	if e.failed != "" {
+		t.Fatalf("not run: %s failed on %s earlier", e.failed, e.name)
+	}
+	_, stderr, err := execNeardup(t, engineRunTimeout, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
 		"--runner="+e.name, "--endpoint="+e.server.addr, "--job_name="+job,
 		"--parallelism="+strconv.Itoa(engineParallelism),
 		"--worker_binary="+filepath.Join(binaries(t), "neardup"),
 		"--environment_type=PROCESS", "--environment_config="+string(cfg))...)
+	if err != nil {
+		e.failed = job
+		t.Fatalf("job %s (neardup %s) on %s: %v\nneardup's stderr, last lines:\n%s\nthe %s job server's log, last lines:\n%s",
+			job, strings.Join(args, " "), e.name, err, lastLines(stderr, 30), e.name, lastLines(e.server.log(t), 60))
+	}
 
 	workers, err := os.ReadDir(workerTmp)
 	require.NoError(t, err)
 	assert.NotEmpty(t, workers, "no SDK worker process ran in %s", workerTmp)
+	t.Logf("job %s started %d SDK workers", job, len(workers))
+	if e.name == "spark" {
+		// Without environment_cache_millis (internal/portable) Spark starts workers for
+		// every task of every stage: dozens a job.
+		assert.LessOrEqual(t, len(workers), sparkMaxWorkers, "Spark job %s: SDK workers are not reused across stages", job)
+	}
 	launcher, err := os.ReadDir(launcherTmp)
 	require.NoError(t, err)
 	assert.Empty(t, launcher, "the launcher left files in its temporary directory")
@@ -156,4 +179,18 @@ func removeBootCopies(t *testing.T, since time.Time) {
 			}
 		}
 	}
+}
+
+// lastLines returns the last n lines of s, without Java stack frames.
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "at ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,17 +13,9 @@ import (
 // neardupFails runs neardup expecting failure and returns its exit status and stderr.
 func neardupFails(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
-	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "neardup %s: want a failure, got %v", strings.Join(args, " "), err)
-	return exit.ExitCode(), stderr.String()
+	code, _, stderr := runNeardup(t, args...)
+	require.NotZero(t, code, "neardup %s: want a failure", strings.Join(args, " "))
+	return code, stderr
 }
 
 // The CLI around the index: build, --info, dedup --against, and the exit status and

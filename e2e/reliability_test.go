@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,21 +71,13 @@ func startNeardup(t *testing.T, args ...string) *started {
 // runNeardup runs neardup to the end and returns its exit status and output.
 func runNeardup(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
-	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
+	stdout, stderr, err := execNeardup(t, runTimeout, nil, args...)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), stdout, stderr
 	}
-	return code, stdout.String(), stderr.String()
+	require.NoError(t, err)
+	return 0, stdout, stderr
 }
 
 // waitFor polls until cond holds (the run reached a stage) or the process ended.

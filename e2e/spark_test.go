@@ -78,8 +78,9 @@ func startSpark(t *testing.T, home string) *server {
 	tmp := t.TempDir()
 	return startServerEnv(t, "spark-job-server", "java", env, func(port int) []string {
 		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
-		// executors too.
-		jvm := []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dspark.executor.extraClassPath=" + beamCP,
+		// executors too. The jobs share one Spark application (Beam's switch for tests), so
+		// that its executors start, and fetch the job server's classpath, once.
+		jvm := []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
 			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",

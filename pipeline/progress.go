@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/neardup/neardup/internal/portable"
 	"github.com/neardup/neardup/internal/tmpdir"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
@@ -30,7 +31,12 @@ func dryRun() bool {
 }
 
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
-	run := func() (beam.PipelineResult, error) { return beamx.RunWithMetrics(ctx, p) }
+	run := func() (beam.PipelineResult, error) {
+		if f := flag.Lookup("runner"); f != nil && portable.Serves(f.Value.String()) {
+			return portable.Execute(ctx, p)
+		}
+		return beamx.RunWithMetrics(ctx, p)
+	}
 	if progressOut == nil {
 		return tmpdir.Run(run)
 	}

@@ -1,0 +1,149 @@
+// Package portable submits a pipeline to Spark's portable job server as the Beam Go SDK's
+// universal runner does, and adds the one pipeline option that runner cannot set:
+// environment_cache_millis.
+//
+// Beam's Spark runner releases a job's SDK worker environment when the task using it
+// ends, unless environment_cache_millis is positive; then it keeps the environment that
+// long after its last use. Without the option every stage of every job starts its own SDK
+// worker processes (each a copy of the worker binary, fetched from the job server), which
+// for a pipeline of many stages, such as the rounds of --cc distributed, costs more than
+// the work. The Go SDK sends only its own options (under go_options) and a fixed few
+// others, so this package sets the option in the job's PrepareJobRequest itself.
+package portable
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/metricsx"
+	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/runnerlib"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// EnvironmentCacheMillis is the --environment_cache_millis flag, named as Beam's
+// PortablePipelineOptions name it for the other SDKs.
+var EnvironmentCacheMillis = flag.Int("environment_cache_millis", 10000,
+	"Spark: how long (ms) an SDK worker environment is kept after its last use, so that later stages reuse it; 0 starts new workers for every task")
+
+// environmentCacheOption is the key Beam's Java runners read the option from.
+const environmentCacheOption = "beam:option:environment_cache_millis:v1"
+
+// Serves reports whether Execute submits jobs for runner: Spark's names, and only when
+// its workers are not the launching process (LOOPBACK), whose environment is never
+// released anyway.
+func Serves(runner string) bool {
+	return (runner == "spark" || runner == "SparkRunner") && !jobopts.IsLoopback()
+}
+
+// Execute runs p on the job server of --endpoint as the universal runner does (the worker
+// binary is --worker_binary, or the running binary when it can serve as one), with
+// environment_cache_millis set, and waits for the job unless --async is set.
+func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+	endpoint, err := jobopts.GetEndpoint()
+	if err != nil {
+		return nil, err
+	}
+	edges, _, err := p.Build()
+	if err != nil {
+		return nil, err
+	}
+	env, err := graphx.CreateEnvironment(ctx, jobopts.GetEnvironmentUrn(ctx), jobopts.GetEnvironmentConfig)
+	if err != nil {
+		return nil, fmt.Errorf("generating model pipeline: %w", err)
+	}
+	pipeline, err := graphx.Marshal(edges, &graphx.Options{Environment: env, PipelineResourceHints: jobopts.GetPipelineResourceHints()})
+	if err != nil {
+		return nil, fmt.Errorf("generating model pipeline: %w", err)
+	}
+	worker := *jobopts.WorkerBinary
+	if worker == "" {
+		self, ok := runnerlib.IsWorkerCompatibleBinary()
+		if !ok {
+			return nil, errors.New("--worker_binary is required: the running binary cannot serve as the SDK workers' binary")
+		}
+		worker = self
+	}
+	if err := runnerlib.UpdateGoEnvironmentWorker(worker, pipeline); err != nil {
+		return nil, err
+	}
+
+	cc, err := grpcx.Dial(ctx, endpoint, 2*time.Minute)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to job service %s: %w", endpoint, err)
+	}
+	defer cc.Close()
+	client := withOption{jobpb.NewJobServiceClient(cc), environmentCacheOption, float64(*EnvironmentCacheMillis)}
+	opt := &runnerlib.JobOptions{
+		Name:         jobopts.GetJobName(),
+		Experiments:  jobopts.GetExperiments(),
+		Worker:       worker,
+		RetainDocker: *jobopts.RetainDockerContainers,
+		Parallelism:  *jobopts.Parallelism,
+	}
+	id, artifacts, token, err := runnerlib.Prepare(ctx, client, pipeline, opt)
+	if err != nil {
+		return nil, err
+	}
+	retrieval, err := runnerlib.Stage(ctx, id, artifacts, worker, token)
+	if err != nil {
+		return nil, err
+	}
+	jobID, err := runnerlib.Submit(ctx, client, id, retrieval)
+	if err != nil {
+		return nil, err
+	}
+	res := &result{jobID: jobID}
+	if *jobopts.Async {
+		return res, nil
+	}
+	err = runnerlib.WaitForCompletion(ctx, client, jobID)
+	m, merr := client.GetJobMetrics(ctx, &jobpb.GetJobMetricsRequest{JobId: jobID})
+	if merr != nil {
+		return res, errors.Join(err, fmt.Errorf("job %s: metrics: %w", jobID, merr))
+	}
+	res.metrics = metricsx.FromMonitoringInfos(pipeline, m.GetMetrics().GetAttempted(), m.GetMetrics().GetCommitted())
+	return res, err
+}
+
+// withOption is a job service client whose Prepare requests carry one more pipeline
+// option.
+type withOption struct {
+	jobpb.JobServiceClient
+	key   string
+	value float64
+}
+
+func (c withOption) Prepare(ctx context.Context, req *jobpb.PrepareJobRequest, opts ...grpc.CallOption) (*jobpb.PrepareJobResponse, error) {
+	if req.PipelineOptions == nil {
+		req.PipelineOptions = &structpb.Struct{}
+	}
+	if req.PipelineOptions.Fields == nil {
+		req.PipelineOptions.Fields = map[string]*structpb.Value{}
+	}
+	req.PipelineOptions.Fields[c.key] = structpb.NewNumberValue(c.value)
+	return c.JobServiceClient.Prepare(ctx, req, opts...)
+}
+
+type result struct {
+	jobID   string
+	metrics *metrics.Results
+}
+
+func (r *result) JobID() string { return r.jobID }
+
+func (r *result) Metrics() metrics.Results {
+	if r.metrics == nil {
+		return metrics.Results{}
+	}
+	return *r.metrics
+}
