@@ -123,12 +123,12 @@ func (e *engine) run(t *testing.T, env []string, args ...string) {
 	assert.Empty(t, workersLeft(t, workerTmp), "SDK worker processes of job %s still run after it ended", job)
 }
 
-// workersLeft waits up to a few seconds for the processes whose command line names dir
+// workersLeft waits up to half a minute for the processes whose command line names dir
 // (the SDK workers of one job) to exit, kills those that do not, and returns their
-// command lines.
+// command lines. Spark's workers outlive their job by --environment_cache_millis.
 func workersLeft(t *testing.T, dir string) []string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		left := map[int]string{}
 		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
