@@ -6,6 +6,9 @@
 #
 #   bench/engines.sh N [embedded] [flink] [spark]     (default: all three)
 #
+# FLAGS (word-split) is added to the engines' dedup runs, e.g.
+# FLAGS=--environment_cache_millis=0 for Beam's default of a new SDK worker per Spark task.
+#
 # The engines are started as e2e/flink_test.go and e2e/spark_test.go start them (see
 # docs/engines.md), at parallelism 2 / two one-core Spark workers. Run from the repo root.
 # Every file the engines write (Spark's local and work directories, the JVMs' temp files,
@@ -180,7 +183,7 @@ for e in $ENGINES; do
 			--flink-master='[local]' --flink-conf-dir="$W/flink-conf" >"$W/flink-js.log" 2>&1 &
 		PIDS+=($!)
 		wait_port 18399
-		run_job flink localhost:18399
+		run_job flink localhost:18399 ${FLAGS:-}
 		stop_all
 		;;
 	spark)
@@ -212,7 +215,7 @@ for e in $ENGINES; do
 		PIDS+=($!)
 		wait_port 18398
 		sleep 5 # workers register
-		run_job spark localhost:18398
+		run_job spark localhost:18398 ${FLAGS:-}
 		stop_all
 		;;
 	esac
