@@ -49,6 +49,9 @@ func Serves(runner string) bool {
 // binary is --worker_binary, or the running binary when it can serve as one), with
 // environment_cache_millis set, and waits for the job unless --async is set.
 func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+	if *EnvironmentCacheMillis < 0 {
+		return nil, fmt.Errorf("--environment_cache_millis=%d: want 0 or more milliseconds", *EnvironmentCacheMillis)
+	}
 	endpoint, err := jobopts.GetEndpoint()
 	if err != nil {
 		return nil, err
@@ -69,7 +72,7 @@ func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
 	if worker == "" {
 		self, ok := runnerlib.IsWorkerCompatibleBinary()
 		if !ok {
-			return nil, errors.New("--worker_binary is required: the running binary cannot serve as the SDK workers' binary")
+			return nil, errors.New("--worker_binary is required: the running binary cannot serve as the SDK workers' binary (they need a linux/amd64 neardup)")
 		}
 		worker = self
 	}

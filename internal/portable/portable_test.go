@@ -48,3 +48,11 @@ func TestServesSparkOnly(t *testing.T) {
 		assert.False(t, Serves(r), r)
 	}
 }
+
+func TestExecuteRefusesANegativeCache(t *testing.T) {
+	defer func(v int) { *EnvironmentCacheMillis = v }(*EnvironmentCacheMillis)
+	*EnvironmentCacheMillis = -1
+	_, err := Execute(context.Background(), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--environment_cache_millis=-1")
+}
