@@ -81,6 +81,9 @@ var jobCount atomic.Int64
 // the launcher's temporary directory, and named in the job server's log.
 func (e *engine) run(t *testing.T, env []string, args ...string) {
 	t.Helper()
+	if e.failed != "" {
+		t.Fatalf("not run: %s failed on %s earlier", e.failed, e.name)
+	}
 	launcherTmp, workerTmp := t.TempDir(), t.TempDir()
 	workerEnv := map[string]string{"TMPDIR": workerTmp, "NEARDUP_BOOT": e.boot}
 	for _, kv := range env {
@@ -93,9 +96,6 @@ func (e *engine) run(t *testing.T, env []string, args ...string) {
 	started := time.Now()
 	t.Cleanup(func() { removeBootCopies(t, started) })
 
-	if e.failed != "" {
-		t.Fatalf("not run: %s failed on %s earlier", e.failed, e.name)
-	}
 	_, stderr, err := execNeardup(t, engineRunTimeout, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
 		"--runner="+e.name, "--endpoint="+e.server.addr, "--job_name="+job,
 		"--parallelism="+strconv.Itoa(engineParallelism),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/internal/portable"
@@ -32,7 +33,7 @@ func dryRun() bool {
 
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) {
-		if f := flag.Lookup("runner"); f != nil && portable.Serves(f.Value.String()) {
+		if portable.Serves(*runners.Runner) {
 			return portable.Execute(ctx, p)
 		}
 		return beamx.RunWithMetrics(ctx, p)
