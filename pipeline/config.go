@@ -46,11 +46,11 @@ func ChooseLSH(objective string, threshold float64, numPerm int) (lsh.Params, er
 type Config struct {
 	Inputs    []string // files or globs, local or gs://
 	Output    string   // output directory
-	Format    string   // auto, jsonl, text
+	Format    string   // "auto" (by file name), "jsonl", "text" or "parquet"
 	IDField   string
 	TextField string
 	Overwrite bool
-	// OnDamagedFile is DamagedFail or DamagedSkip (checks.go).
+	// OnDamagedFile is "fail" (stop the run) or "skip" (skip the file, counted in stats.json).
 	OnDamagedFile string
 	// InputChunkBytes is the size of the ranges large inputs are read in (byte ranges,
 	// Parquet row groups); 0: source.DefaultChunkBytes. Tests split small files with it.
@@ -69,40 +69,40 @@ type Config struct {
 	Seed      int64
 	NumPerm   int
 	Threshold float64
-	LSH       string // how (b, r) are chosen when Bands is 0: LSHRecall or LSHDatasketch
+	LSH       string // how (b, r) are chosen when Bands is 0: "recall" or "datasketch"
 	Bands     int    // 0: chosen by the LSH objective
 	Rows      int
 
-	// Measure is MeasureJaccard ("" too) or MeasureContainment (measure.go).
+	// Measure is "jaccard" ("" too) or "containment".
 	Measure    string
 	Verify     string
 	Keep       string
-	CC         string // CCAuto, cluster.Local or cluster.Distributed
-	CCRounds   int    // rounds of CCDistributed
-	Partitions int    // hash partitions every shuffle is gathered into (see partition.go)
+	CC         string // "auto" (local when the workers run in this process), "local" or "distributed"
+	CCRounds   int    // rounds of "distributed"
+	Partitions int    // hash partitions every shuffle is gathered into
 	// BucketAllPairs: LSH buckets of up to this many distinct sets give all their pairs;
 	// larger ones are resolved by candidates.Resolve with a budget of BucketComparisons
 	// comparisons per distinct set (see candidates).
 	BucketAllPairs    int
 	BucketComparisons int
 	bucketBudgetFloor int // candidates.BudgetFloor; tests lower it to exhaust budgets
-	// BandSpill is BandSpillAuto or BandSpillOff: whether the band entries go through
-	// local files instead of the runner's shuffle (see spill.go).
+	// BandSpill is "auto" (spill when the workers run in this process) or "off": whether
+	// the band entries go through local files instead of the runner's shuffle.
 	BandSpill string
 	Quiet     bool
 	// Warnings receives what the driver has to say about the output directory (a stale
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer
 
-	// Layout is how the record outputs and clusters.jsonl are laid out: layout.Auto,
-	// Single or Sharded (layout.go). Shards is the parts of each sharded output (0: one
+	// Layout is how the record outputs and clusters.jsonl are laid out: "auto", "single"
+	// or "sharded". Shards is the parts of each sharded output (0: one
 	// per input file); Compress the parts' compression.
 	Layout   string
 	Shards   int
 	Compress string
 
-	Mode           string // ModeDedup or ModeAnnotate
-	AnnotatePrefix string // ModeAnnotate: prefix of the added field names
+	Mode           string // "dedup" or "annotate"
+	AnnotatePrefix string // "annotate": prefix of the added field names
 	ReportClusters int    // clusters report.html samples
 
 	Against     []string // indexes to deduplicate against (--against); their documents win and are never removed

@@ -22,7 +22,7 @@ import (
 
 // Connected-components modes.
 const (
-	Local       = "local"       // union-find over all verified edges in one worker (default)
+	Local       = "local"       // union-find over all verified edges in one worker
 	Distributed = "distributed" // large-star/small-star rounds, for edge sets no worker can hold
 )
 
