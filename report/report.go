@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/containment"
-	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/jaccard"
 	"github.com/neardup/neardup/normalize"
+	"github.com/neardup/neardup/plot"
 	"github.com/neardup/neardup/shingleset"
 )
 
@@ -332,7 +332,7 @@ func (pg *page) fill(params map[string]json.RawMessage) {
 	}
 
 	p := st.Parameters
-	plot := eval.SCurvePlot{
+	sc := plot.SCurve{
 		Title:     "LSH S-curve and the similarities verification measured",
 		Subtitle:  fmt.Sprintf("b=%d bands × r=%d rows, threshold %v", p.Bands, p.Rows, p.Threshold),
 		Bands:     p.Bands,
@@ -341,19 +341,19 @@ func (pg *page) fill(params map[string]json.RawMessage) {
 	}
 	if s := pg.Sims; s != nil {
 		if p.Measure == measureContainment {
-			plot.Subtitle = fmt.Sprintf("containment threshold %v; the size-class groups' curves: neardup params --measure containment", p.Threshold)
-			plot.XLabel = "containment of the smaller document in the larger"
+			sc.Subtitle = fmt.Sprintf("containment threshold %v; the size-class groups' curves: neardup params --measure containment", p.Threshold)
+			sc.XLabel = "containment of the smaller document in the larger"
 		}
 		if s.Basis == "estimate" {
-			plot.XLabel = "similarity of the pair (MinHash estimate: --verify " + p.Verify + ")"
+			sc.XLabel = "similarity of the pair (MinHash estimate: --verify " + p.Verify + ")"
 		}
-		plot.Histograms = []eval.Histogram{
+		sc.Histograms = []plot.Histogram{
 			{Label: "verified pairs", Color: "#2ca02c", Width: s.BinWidth, Counts: s.Verified},
 			{Label: "false candidates", Color: "#d62728", Width: s.BinWidth, Counts: s.FalseCandidates},
 		}
 	}
 	var svg bytes.Buffer
-	if err := plot.Write(&svg); err == nil { // a bytes.Buffer never fails
+	if err := sc.Write(&svg); err == nil { // a bytes.Buffer never fails
 		pg.SCurve = template.HTML(svg.String())
 	}
 }
