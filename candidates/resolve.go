@@ -3,6 +3,8 @@ package candidates
 import (
 	"cmp"
 	"slices"
+
+	"github.com/neardup/neardup/internal/unionfind"
 )
 
 // slack absorbs floating-point rounding in the triangle-inequality test, so that rounding
@@ -54,25 +56,14 @@ func Resolve(k int, threshold float64, budget int64, sim func(i, j int) float64)
 // as it leaves R, so that a test can check which pairs Unresolved must count.
 func resolve(k int, threshold float64, budget int64, sim func(i, j int) float64, takenApart func(ball []int)) Resolution {
 	var res Resolution
-	parent := make([]int, k)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	forest := unionfind.New(k)
+	find := forest.Find
 	compare := func(i, j int) (float64, bool) {
 		res.Compared++
 		s := sim(min(i, j), max(i, j))
 		ok := s >= threshold
 		if ok {
-			if ri, rj := find(i), find(j); ri != rj {
-				parent[max(ri, rj)] = min(ri, rj)
-			}
+			forest.Union(i, j)
 		}
 		return s, ok
 	}

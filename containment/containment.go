@@ -25,6 +25,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/neardup/neardup/internal/unionfind"
 	"github.com/neardup/neardup/jaccard"
 )
 
@@ -81,31 +82,12 @@ func Resolve(pairs []Pair, duplicates [][2]string) []Fate {
 		return i
 	}
 	// Exact duplicates collapse onto their smallest id (union-find toward the smaller).
-	parent := []int{}
-	grow := func() {
-		for len(parent) < len(names) {
-			parent = append(parent, len(parent))
-		}
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	forest := unionfind.New(0)
+	find := forest.Find
 	for _, d := range duplicates {
 		a, b := node(d[0]), node(d[1])
-		grow()
-		ra, rb := find(a), find(b)
-		if ra == rb {
-			continue
-		}
-		if names[rb] < names[ra] {
-			ra, rb = rb, ra
-		}
-		parent[rb] = ra
+		forest.Grow(len(names))
+		forest.UnionFunc(a, b, func(x, y int) bool { return names[x] < names[y] })
 	}
 	type arc struct {
 		to  int
@@ -115,7 +97,7 @@ func Resolve(pairs []Pair, duplicates [][2]string) []Fate {
 	into := map[int][]int{} // container representative → the representatives it contains
 	for _, p := range pairs {
 		m, c := node(p.Member), node(p.Container)
-		grow()
+		forest.Grow(len(names))
 		rm, rc := find(m), find(c)
 		if rm == rc {
 			continue
@@ -123,7 +105,7 @@ func Resolve(pairs []Pair, duplicates [][2]string) []Fate {
 		out[rm] = append(out[rm], arc{to: rc, sim: p.Sim})
 		into[rc] = append(into[rc], rm)
 	}
-	grow()
+	forest.Grow(len(names))
 	// Decide the representatives containers first (Kahn's order over the acyclic arcs):
 	// a representative is decided once all its containers are.
 	waiting := make([]int, len(names))

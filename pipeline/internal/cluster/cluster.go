@@ -17,6 +17,7 @@ import (
 
 	"github.com/neardup/neardup/connectedcomponents"
 	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/internal/unionfind"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
@@ -131,27 +132,15 @@ func (f *clusterLocalFn) ProcessElement(_ int, batch elem.EdgeBatch, emitFates f
 		members[i].Sim = max(members[i].Sim, sim)
 		return i
 	}
-	parent := []int{}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	forest := unionfind.New(0)
 	for _, e := range edges {
 		u, v := node(e.U, e.ULen, e.Sim), node(e.V, e.VLen, e.Sim)
-		for len(parent) < len(members) {
-			parent = append(parent, len(parent))
-		}
-		if ru, rv := find(u), find(v); ru != rv {
-			parent[max(ru, rv)] = min(ru, rv)
-		}
+		forest.Grow(len(members))
+		forest.Union(u, v)
 	}
 	comps := map[int][]elem.Member{}
 	for i, m := range members {
-		r := find(i)
+		r := forest.Find(i)
 		comps[r] = append(comps[r], m)
 	}
 	out := settled{partitions: f.Partitions}
