@@ -15,15 +15,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/neardup/neardup/internal/atomicfile"
 	"github.com/neardup/neardup/internal/pyrepr"
 	"github.com/neardup/neardup/io/source"
+	"github.com/neardup/neardup/jaccard"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/normalize"
 	"github.com/neardup/neardup/record"
@@ -84,8 +85,8 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 
 // Validate reports the first invalid option.
 func (o *Options) Validate() error {
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return fmt.Errorf("baseline: threshold must be in (0, 1], got %v", o.Threshold)
+	if err := jaccard.CheckThreshold(o.Threshold); err != nil {
+		return fmt.Errorf("baseline: threshold %w", err)
 	}
 	if o.Measure != "" && o.Measure != MeasureJaccard && o.Measure != MeasureContainment {
 		return fmt.Errorf("baseline: measure must be jaccard or containment, got %q", o.Measure)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/containment"
+	"github.com/neardup/neardup/jaccard"
 )
 
 // Measures the baseline joins by.
@@ -25,8 +26,8 @@ const (
 // and each partner found is verified with containment.Of, so the result is exactly
 // what comparing all pairs gives.
 func ContainmentJoin(sets [][]uint64, t float64, workers int) []Pair {
-	if !(t > 0 && t <= 1) {
-		panic("baseline: threshold must be in (0, 1]")
+	if err := jaccard.CheckThreshold(t); err != nil {
+		panic("baseline: threshold " + err.Error())
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -45,8 +45,8 @@ func ceilEps(v float64) int { return int(math.Ceil(v - eps)) }
 // empty sets have similarity 1.0 (jaccard.Similarity) and are paired; an empty and a
 // non-empty set are never similar.
 func Join(sets [][]uint64, t float64, workers int) []Pair {
-	if !(t > 0 && t <= 1) {
-		panic("baseline: threshold must be in (0, 1]")
+	if err := jaccard.CheckThreshold(t); err != nil {
+		panic("baseline: threshold " + err.Error())
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

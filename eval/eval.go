@@ -15,7 +15,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
 	"os"
 	"slices"
@@ -23,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/baseline"
+	"github.com/neardup/neardup/internal/atomicfile"
+	"github.com/neardup/neardup/jaccard"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 )
@@ -174,8 +175,8 @@ func Evaluate(ctx context.Context, o Options) (*Report, error) {
 	p := resolve(o, stats)
 	rep.Parameters = ReportParams{Threshold: p.Threshold, Bands: p.Bands, Rows: p.Rows,
 		NGram: p.Join.Shingle.N, Shingle: p.Join.Shingle.Kind.String(), StripPunct: p.Join.StripPunct}
-	if p.Threshold <= 0 || p.Threshold > 1 {
-		return nil, fmt.Errorf("eval: threshold must be in (0, 1], got %v", p.Threshold)
+	if err := jaccard.CheckThreshold(p.Threshold); err != nil {
+		return nil, fmt.Errorf("eval: threshold %w", err)
 	}
 
 	// The exact pairs: read, or joined here at the lower of the threshold and

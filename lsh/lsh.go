@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup/jaccard"
 )
 
 // Params is a banding scheme with its expected error areas.
@@ -72,8 +74,8 @@ func OptimalParams(threshold float64, numPerm int, fpWeight, fnWeight float64) (
 const MaxNumPerm = 8192
 
 func validate(threshold float64, numPerm int, fpWeight, fnWeight float64) error {
-	if !(threshold > 0 && threshold <= 1) { // also rejects NaN
-		return fmt.Errorf("lsh: threshold %v must be in (0, 1]", threshold)
+	if err := jaccard.CheckThreshold(threshold); err != nil {
+		return fmt.Errorf("lsh: threshold %w", err)
 	}
 	if numPerm < 2 {
 		return fmt.Errorf("lsh: num_perm %d: too few permutation functions (need at least 2)", numPerm)

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/jaccard"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/normalize"
@@ -175,8 +176,8 @@ func (c *Config) Validate() error {
 	if c.NumPerm < 2 || c.NumPerm > lsh.MaxNumPerm {
 		errs = append(errs, fmt.Errorf("--num-perm: must be from 2 to %d, got %d", lsh.MaxNumPerm, c.NumPerm))
 	}
-	if !(c.Threshold > 0 && c.Threshold <= 1) || math.IsNaN(c.Threshold) {
-		errs = append(errs, fmt.Errorf("--threshold: must be in (0, 1], got %v", c.Threshold))
+	if err := jaccard.CheckThreshold(c.Threshold); err != nil {
+		errs = append(errs, fmt.Errorf("--threshold: %w", err))
 	}
 	switch c.Verify {
 	case pairs.Exact, pairs.Estimate, pairs.None:

@@ -32,8 +32,8 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	if err := cfg.Shingle.Validate(); err != nil {
 		return usageError{fmt.Errorf("--ngram: %w", err)}
 	}
-	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) {
-		return usageError{fmt.Errorf("--threshold: must be in (0, 1], got %v", cfg.Threshold)}
+	if err := jaccard.CheckThreshold(cfg.Threshold); err != nil {
+		return usageError{fmt.Errorf("--threshold: %w", err)}
 	}
 	docs, err := loadDocs(context.Background(), path, *idField, *textField)
 	if err != nil {
