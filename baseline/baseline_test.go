@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/shingle"
 )
@@ -137,15 +137,7 @@ func TestSeedExample(t *testing.T) {
 }
 
 // genCorpus writes a generated corpus of n documents and returns its path.
-func genCorpus(t testing.TB, n int) string {
-	t.Helper()
-	o := gen.Defaults()
-	o.N = n
-	o.DupFraction = 0.2
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	require.NoError(t, gen.Run(o, io.Discard))
-	return o.Output
-}
+func genCorpus(t testing.TB, n int) string { return gentest.Corpus(t, n, 1, 0.2) }
 
 // On realistic text (word 5-grams and bigrams of a generated corpus) the join
 // finds exactly the brute-force pairs.

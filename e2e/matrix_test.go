@@ -18,6 +18,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 )
 
 // The engine matrix: every case runs embedded and on the engine, and every file the
@@ -181,7 +184,9 @@ func fixture(t *testing.T, name string, fill func(dir string)) string {
 func genCorpus(t *testing.T, n, seed int) string {
 	t.Helper()
 	dir := fixture(t, fmt.Sprintf("gen %d %d", n, seed), func(dir string) {
-		neardup(t, nil, "gen", "--n", strconv.Itoa(n), "--seed", strconv.Itoa(seed), "--output", filepath.Join(dir, "corpus.jsonl"))
+		o := gen.Defaults()
+		o.N, o.Seed, o.Output = n, uint64(seed), filepath.Join(dir, "corpus.jsonl")
+		gentest.Write(t, o)
 	})
 	return filepath.Join(dir, "corpus.jsonl")
 }

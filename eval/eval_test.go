@@ -20,6 +20,7 @@ import (
 
 	"github.com/neardup/neardup/baseline"
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 )
 
 func TestRecallBySimilarity(t *testing.T) {
@@ -81,8 +82,7 @@ func newFixture(t *testing.T, n int) fixture {
 	o := gen.Defaults()
 	o.N = n
 	o.DupFraction = 0.15
-	o.Output = filepath.Join(dir, "corpus.jsonl")
-	require.NoError(t, gen.Run(o, io.Discard))
+	o.Output = gentest.Write(t, o)
 	res := filepath.Join(dir, "result")
 	require.NoError(t, os.Mkdir(res, 0o755))
 	return fixture{corpus: o.Output, truth: o.TruthPath(), dir: res, n: n}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/query"
 )
@@ -101,8 +101,7 @@ func genParts(t *testing.T, dir string, sizes ...int) []string {
 		o.N += n
 	}
 	o.Output = filepath.Join(dir, "all.jsonl")
-	require.NoError(t, gen.Run(o, io.Discard))
-	b, err := os.ReadFile(o.Output)
+	b, err := os.ReadFile(gentest.Write(t, o))
 	require.NoError(t, err)
 	lines := strings.SplitAfter(strings.TrimSpace(string(b))+"\n", "\n")
 	var out []string

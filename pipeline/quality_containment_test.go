@@ -1,12 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +12,7 @@ import (
 	"github.com/neardup/neardup/baseline"
 	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -32,11 +30,7 @@ func TestQualityContainmentAgainstBaseline(t *testing.T) {
 	}
 	o := gen.Defaults()
 	o.N, o.Seed, o.DupFraction, o.PartialRate = 3000, 21, 0.3, 0.7
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	var docs, truth bytes.Buffer
-	_, err := gen.Generate(o, &docs, &truth)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
+	o.Output = gentest.Write(t, o)
 
 	const threshold = 0.8
 	cfg := DefaultConfig()

@@ -1,10 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +9,7 @@ import (
 	"github.com/neardup/neardup/baseline"
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 )
@@ -27,11 +25,7 @@ func TestQualityAgainstBaseline(t *testing.T) {
 	}
 	o := gen.Defaults()
 	o.N, o.Seed, o.DupFraction = 3000, 21, 0.3
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	var docs, truth bytes.Buffer
-	_, err := gen.Generate(o, &docs, &truth)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
+	o.Output = gentest.Write(t, o)
 
 	for _, threshold := range []float64{0.7, 0.9} {
 		cfg := DefaultConfig()

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/neardup/neardup/gen"
 	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/shingle"
@@ -357,17 +356,7 @@ func TestDistributedCCMatchesLocal(t *testing.T) {
 
 // genCorpus writes a generated corpus of n documents, 30% of them planted near-duplicates,
 // and returns its path.
-func genCorpus(t *testing.T, n int, seed uint64) string {
-	t.Helper()
-	o := gen.Defaults()
-	o.N, o.Seed, o.DupFraction = n, seed, 0.3
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	var docs, truth bytes.Buffer
-	_, err := gen.Generate(o, &docs, &truth)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(o.Output, docs.Bytes(), 0o644))
-	return o.Output
-}
+func genCorpus(t *testing.T, n int, seed uint64) string { return gentest.Corpus(t, n, seed, 0.3) }
 
 // TestJobErrorKeepsAMessage: the DoFn's message after Prism's last "] failed:" line is
 // what the user reads; a job that failed with nothing after that line (or before any

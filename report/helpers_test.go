@@ -3,7 +3,6 @@ package report_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/gen"
+	"github.com/neardup/neardup/gen/gentest"
 	"github.com/neardup/neardup/internal/prismtest"
 	"github.com/neardup/neardup/internal/repotest"
 	"github.com/neardup/neardup/pipeline"
@@ -31,12 +31,8 @@ func dedupSeed(t *testing.T) string {
 // dedupGenerated runs dedup on a generated corpus of n documents with planted
 // near-duplicates in every script gen writes (Latin, Cyrillic, CJK).
 func dedupGenerated(t *testing.T, n int) string {
-	o := gen.Defaults()
-	o.N = n
-	o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
-	require.NoError(t, gen.Run(o, io.Discard))
 	cfg := pipeline.DefaultConfig()
-	cfg.Inputs = []string{o.Output}
+	cfg.Inputs = []string{gentest.Corpus(t, n, 1, gen.Defaults().DupFraction)}
 	return dedup(t, cfg)
 }
 
