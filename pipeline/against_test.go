@@ -146,8 +146,9 @@ func TestDedupAgainstIndex(t *testing.T) {
 	// (1) Every B document with exact J ≥ t to an indexed document it shares a bucket
 	// with is removed, with that document or its cluster's keeper as cluster, naming the
 	// index.
-	require.NoError(t, cfgB.Validate())
-	base.Bands, base.Rows = cfgB.Bands, cfgB.Rows
+	var err error
+	base.Bands, base.Rows, err = cfgB.bandsRows()
+	require.NoError(t, err)
 	sh, err := base.Shingler()
 	require.NoError(t, err)
 	signer, err := minhash.NewSigner(base.Scheme, base.Seed, base.NumPerm)

@@ -26,7 +26,7 @@ func TestAnnotateJSONLKeepsRecordsAndAddsClusterFields(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "seed.jsonl")
 	require.NoError(t, os.WriteFile(in, []byte(input), 0o644))
 	cfg := DefaultConfig()
-	cfg.Inputs, cfg.Output, cfg.Mode = []string{in}, t.TempDir(), modeAnnotate
+	cfg.Inputs, cfg.Output, cfg.Mode = []string{in}, t.TempDir(), ModeAnnotate
 	cfg.Shingle.N = 2
 	st, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestAnnotatePrefixAndClash(t *testing.T) {
 		`{"id":"a","text":"one two three four five six","_dd_cluster__":"mine"}`,
 		`{"id":"b","text":"one two three four five six"}`)
 	cfg := DefaultConfig()
-	cfg.Inputs, cfg.Output, cfg.Mode, cfg.AnnotatePrefix = []string{in}, t.TempDir(), modeAnnotate, "nd_"
+	cfg.Inputs, cfg.Output, cfg.Mode, cfg.AnnotatePrefix = []string{in}, t.TempDir(), ModeAnnotate, "nd_"
 	_, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	got, err := os.ReadFile(filepath.Join(cfg.Output, "annotated.jsonl"))
@@ -88,7 +88,7 @@ func TestAnnotatePrefixAndClash(t *testing.T) {
 func TestAnnotateTextInput(t *testing.T) {
 	in := writeLines(t, filepath.Join(t.TempDir(), "t.txt"), "alpha beta gamma delta epsilon", "x y", "alpha beta gamma delta epsilon")
 	cfg := DefaultConfig()
-	cfg.Inputs, cfg.Output, cfg.Mode = []string{in}, t.TempDir(), modeAnnotate
+	cfg.Inputs, cfg.Output, cfg.Mode = []string{in}, t.TempDir(), ModeAnnotate
 	_, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	got, err := os.ReadFile(filepath.Join(cfg.Output, "annotated.jsonl"))
@@ -103,7 +103,7 @@ func TestAnnotateTextInput(t *testing.T) {
 func TestAnnotateWithKeepFieldDocsExample(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Inputs = []string{filepath.Join(repotest.Root(t), "testdata", "keep-field.jsonl")}
-	cfg.Output, cfg.Mode, cfg.Keep = t.TempDir(), modeAnnotate, "field:stars:max"
+	cfg.Output, cfg.Mode, cfg.Keep = t.TempDir(), ModeAnnotate, "field:stars:max"
 	_, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	got, err := os.ReadFile(filepath.Join(cfg.Output, "annotated.jsonl"))
@@ -133,7 +133,7 @@ func TestAnnotateParquetAddsColumns(t *testing.T) {
 		parquettest.Write(t, filepath.Join(dir, "b.parquet"), seed[3:], 2),
 	}
 	cfg := DefaultConfig()
-	cfg.Inputs, cfg.Output, cfg.Mode, cfg.Keep = inputs, t.TempDir(), modeAnnotate, "field:quality:min"
+	cfg.Inputs, cfg.Output, cfg.Mode, cfg.Keep = inputs, t.TempDir(), ModeAnnotate, "field:quality:min"
 	cfg.Shingle.N, cfg.Threshold = 2, 0.8
 	st, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)

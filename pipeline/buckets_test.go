@@ -82,14 +82,16 @@ func bucketTruePairs(t *testing.T, cfg Config, ids, texts []string) [][2]string 
 	require.NoError(t, err)
 	signer, err := minhash.NewSigner(cfg.Scheme, cfg.Seed, cfg.NumPerm)
 	require.NoError(t, err)
+	bands, rows, err := cfg.bandsRows()
+	require.NoError(t, err)
 	sets := make([][]uint64, len(ids))
 	keys := make([][]uint64, len(ids))
 	for i, text := range texts {
 		sets[i], _ = sh.Hashes(text)
 		sig := make([]uint64, cfg.NumPerm)
 		signer.SignInto(sig, sets[i])
-		for b := 0; b < cfg.Bands; b++ {
-			keys[i] = append(keys[i], lsh.BandKey(sig, b, cfg.Rows))
+		for b := 0; b < bands; b++ {
+			keys[i] = append(keys[i], lsh.BandKey(sig, b, rows))
 		}
 	}
 	var pairs [][2]string

@@ -37,7 +37,7 @@ func TestContainmentRemovesPartialCopiesIntoTheirContainer(t *testing.T) {
 	}
 	assert.Equal(t, `{"cluster":"big","size":3,"kept":"big","members":["big","copy","excerpt"]}`, strings.TrimSpace(out[clustersFile]))
 	assert.Equal(t, int64(3), st.Counts["kept"])
-	assert.Equal(t, MeasureContainment, st.Parameters.Measure)
+	assert.Equal(t, string(MeasureContainment), st.Parameters.Measure)
 	assert.Contains(t, out["report.html"], "exact containment of the two")
 	assert.Contains(t, out["report.html"], `class="sim">0.9091</b>`)
 	assert.NotEmpty(t, st.Parameters.Containment)

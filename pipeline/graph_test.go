@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
+	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/repotest"
@@ -154,10 +155,12 @@ func graphFor(t *testing.T, cfg Config) *beam.Pipeline {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Format = "jsonl"
-	cfg.resolveLayout(cfg.Inputs)
+	pl := &plan{cfg: cfg, inputs: cfg.Inputs, format: FormatJSONL, dir: &runDir{tmp: filepath.Join(cfg.Output, ".tmp")}}
+	require.NoError(t, pl.chooseBanding())
+	pl.resolveLayout()
+	pl.resolveCC()
 	p, s := beam.NewPipelineWithRoot()
-	build(s, &cfg, cfg.Inputs, filepath.Join(cfg.Output, ".tmp"))
+	pl.build(s)
 	return p
 }
 
@@ -169,7 +172,7 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 		edit func(*Config)
 	}{
 		{"default", func(*Config) {}},
-		{"annotate", func(c *Config) { c.Mode = modeAnnotate }},
+		{"annotate", func(c *Config) { c.Mode = ModeAnnotate }},
 		{"keep-field", func(c *Config) { c.Keep = "field:score:max" }},
 		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 4, "zstd" }},
 	} {

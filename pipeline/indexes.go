@@ -15,47 +15,41 @@ import (
 // maxIndexes bounds --against: an indexed id holds its index's ordinal in three digits.
 const maxIndexes = 1000
 
-// IndexParams are the parameters an index built or used with this configuration records.
+// IndexParams are the parameters an index built or used with this configuration
+// records. c must be valid (ValidateIndex).
 func (c *Config) IndexParams() index.Params {
+	bands, rows, _ := c.bandsRows()
 	norm := "nfkc,lower,whitespace"
 	if c.Normalize.StripPunct {
 		norm += ",strip-punct"
 	}
 	return index.Params{
-		NumPerm: c.NumPerm, Scheme: string(c.Scheme), Hash: string(c.Hash), Seed: c.Seed, Bands: c.Bands, Rows: c.Rows,
+		NumPerm: c.NumPerm, Scheme: string(c.Scheme), Hash: string(c.Hash), Seed: c.Seed, Bands: bands, Rows: rows,
 		Threshold: c.Threshold, Shingle: c.Shingle.Kind.String(), NGram: c.Shingle.N, Normalization: norm,
 		MaxShingles: c.MaxShingles,
 	}
 }
 
-// OpenIndexes reads and checks every --against index (parameters, then every file's
-// checksum) and expands --prefer, before any pipeline is built. A parameter mismatch is
-// an *index.MismatchError. cfg must be validated.
-func (c *Config) OpenIndexes(ctx context.Context) error {
-	if len(c.Against) > maxIndexes {
-		return fmt.Errorf("--against: at most %d indexes, got %d", maxIndexes, len(c.Against))
-	}
-	if c.UpdateIndex && len(c.Against) != 1 {
-		return fmt.Errorf("--update-index: needs exactly one --against index to update, got %d", len(c.Against))
-	}
-	c.indexes = c.indexes[:0]
+// openIndexes reads and checks every --against index (parameters, then every file's
+// checksum) and expands --prefer. A parameter mismatch is an *index.MismatchError.
+func (pl *plan) openIndexes(ctx context.Context) error {
+	c := &pl.cfg
 	for _, dir := range c.Against {
 		m, err := openIndex(ctx, dir, c.IndexParams())
 		if err != nil {
 			return err
 		}
-		c.indexes = append(c.indexes, m)
+		pl.indexes = append(pl.indexes, m)
 	}
 	if c.UpdateIndex {
-		c.indexWrite = indexwrite.NewTarget(c.Against[0], c.indexes[0])
+		pl.indexWrite = indexwrite.NewTarget(c.Against[0], pl.indexes[0])
 	}
-	c.preferred = nil
 	if len(c.Prefer) > 0 {
 		list, err := files.Expand(ctx, c.Prefer)
 		if err != nil {
 			return fmt.Errorf("--prefer: %w", err)
 		}
-		c.preferred = list
+		pl.preferred = list
 	}
 	return nil
 }
@@ -80,20 +74,20 @@ func openIndex(ctx context.Context, dir string, run index.Params) (*index.Manife
 }
 
 // lookupRefs are the --against indexes of format 2, looked up by the featurizing stage.
-func (c *Config) lookupRefs() []features.LookupRef {
+func (pl *plan) lookupRefs() []features.LookupRef {
 	var refs []features.LookupRef
-	for ord, m := range c.indexes {
+	for ord, m := range pl.indexes {
 		if m.Segmented() {
-			refs = append(refs, features.LookupRef{Ord: ord, Dir: c.Against[ord], Params: m.Params, Generation: m.Generation})
+			refs = append(refs, features.LookupRef{Ord: ord, Dir: pl.cfg.Against[ord], Params: m.Params, Generation: m.Generation})
 		}
 	}
 	return refs
 }
 
-func (c *Config) shardRefs() []against.ShardRef {
+func (pl *plan) shardRefs() []against.ShardRef {
 	var refs []against.ShardRef
-	for ord, m := range c.indexes {
-		for _, p := range m.ShardPaths(c.Against[ord]) {
+	for ord, m := range pl.indexes {
+		for _, p := range m.ShardPaths(pl.cfg.Against[ord]) {
 			refs = append(refs, against.ShardRef{Ord: ord, Path: p})
 		}
 	}
@@ -102,29 +96,30 @@ func (c *Config) shardRefs() []against.ShardRef {
 
 // renamedFiles maps each index shard file to its index's ordinal and each preferred input
 // to -1, for the verification re-read.
-func (c *Config) renamedFiles() map[string]int {
+func (pl *plan) renamedFiles() map[string]int {
 	out := map[string]int{}
-	for _, r := range c.shardRefs() {
+	for _, r := range pl.shardRefs() {
 		out[r.Path] = r.Ord
 	}
-	for _, p := range c.preferred {
+	for _, p := range pl.preferred {
 		out[p] = -1
 	}
 	return out
 }
 
 // indexCommit prepares the commit of an --update-index run from the entries its pipeline
-// wrote under tempDir (which the output commit then deletes); without --update-index it
-// commits nothing.
-func (c *Config) indexCommit(ctx context.Context, tempDir string) (func() error, error) {
+// wrote under the temporary directory (which the output commit then deletes); without
+// --update-index it commits nothing.
+func (pl *plan) indexCommit(ctx context.Context) (func() error, error) {
+	c := &pl.cfg
 	if !c.UpdateIndex {
 		return func() error { return nil }, nil
 	}
-	entries, err := indexwrite.ReadEntries(ctx, tempDir)
+	entries, err := indexwrite.ReadEntries(ctx, pl.tmp())
 	if err != nil {
 		return nil, err
 	}
-	prev := c.indexes[0]
+	prev := pl.indexes[0]
 	if prev.Segmented() {
 		if len(entries) == 0 {
 			return func() error { return nil }, nil // nothing kept: no new segment

@@ -23,7 +23,7 @@ import (
 func TestValidateRejectsMalformedKeepField(t *testing.T) {
 	for _, bad := range []string{"field:", "field:stars", "field::max", "field:stars:largest"} {
 		cfg := DefaultConfig()
-		cfg.Inputs, cfg.Output, cfg.Keep = []string{"x.jsonl"}, "out", bad
+		cfg.Inputs, cfg.Output, cfg.Keep = []string{"x.jsonl"}, "out", Keep(bad)
 		assert.ErrorContains(t, cfg.Validate(), "--keep", bad)
 	}
 }
@@ -63,19 +63,19 @@ func fieldCorpus(t *testing.T) string {
 func TestKeepFieldJSONL(t *testing.T) {
 	in := fieldCorpus(t)
 	for _, tc := range []struct {
-		keep string
+		keep Keep
 		want map[string]string
 	}{
 		{"field:stars:max", map[string]string{"A": "B", "F": "H", "I": "J", "L": "L"}},
 		{"field:stars:min", map[string]string{"A": "A", "F": "F", "I": "I", "L": "L"}},
 	} {
-		t.Run(tc.keep, func(t *testing.T) {
+		t.Run(string(tc.keep), func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Inputs, cfg.Output, cfg.Keep = []string{in}, t.TempDir(), tc.keep
 			out, st := dedup(t, cfg)
 			assert.Equal(t, tc.want, keptOf(t, out[clustersFile]))
 			assert.Equal(t, int64(5), st.Counts["kept"])
-			assert.Equal(t, tc.keep, st.Parameters.Keep)
+			assert.Equal(t, string(tc.keep), st.Parameters.Keep)
 			removed := parseRemoved(t, out["removed.jsonl"])
 			assert.Len(t, removed, 9)
 			for id, r := range removed {
@@ -146,7 +146,7 @@ func TestKeepFieldParquet(t *testing.T) {
 	} {
 		t.Run(tc.keep, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Inputs, cfg.Output, cfg.Keep = []string{in}, t.TempDir(), tc.keep
+			cfg.Inputs, cfg.Output, cfg.Keep = []string{in}, t.TempDir(), Keep(tc.keep)
 			cfg.Shingle.N, cfg.Threshold = 2, 0.8
 			_, err := Run(context.Background(), cfg, nil)
 			require.NoError(t, err)

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
-	"github.com/neardup/neardup/pipeline/internal/cluster"
 )
 
 // Output layouts (--layout, --shards, --compress; docs/outputs.md). In the single
@@ -13,40 +12,36 @@ import (
 // clusters.jsonl's are hash partitions of the cluster ids, each in id order; nothing is
 // joined. rejected.jsonl, similarities.json, report.html and stats.json stay files.
 
-// resolveLayout fixes the layout and part count of a run over inputs: auto is single
-// when the workers run in this process (the embedded runner, LOOPBACK), where one file
-// costs nothing; sharded otherwise.
-func (c *Config) resolveLayout(inputs []string) {
-	c.layout = layout.Resolve(c.Layout, workersInProcess(), true)
-	c.shards = c.Shards
-	if c.shards == 0 {
-		c.shards = max(1, len(inputs))
+// resolveLayout fixes the layout and part count of the run: auto is single when the
+// workers run in this process (the embedded runner, LOOPBACK), where one file costs
+// nothing; sharded otherwise.
+func (pl *plan) resolveLayout() {
+	pl.layout = Layout(layout.Resolve(string(pl.cfg.Layout), workersInProcess(), true))
+	pl.shards = pl.cfg.Shards
+	if pl.shards == 0 {
+		pl.shards = max(1, len(pl.inputs))
 	}
 }
 
-// ccAuto is --cc's default: connected components in one worker (cluster.Local) when the
-// workers run in this process, where the verified edges are already in its memory, and
-// cluster.Distributed otherwise, so that no worker of a cluster must hold them all.
-// Containment pairs are decided in one worker, so --measure containment is local.
-const ccAuto = "auto"
-
-// resolveCC turns CCAuto into the algorithm the run uses.
-func (c *Config) resolveCC() {
-	if c.CC != ccAuto {
+// resolveCC turns CCAuto into the algorithm the run uses. Containment pairs are decided
+// in one worker, so --measure containment is local.
+func (pl *plan) resolveCC() {
+	pl.cc = pl.cfg.CC
+	if pl.cc != CCAuto {
 		return
 	}
-	c.CC = cluster.Distributed
-	if workersInProcess() || c.Measure == MeasureContainment {
-		c.CC = cluster.Local
+	pl.cc = CCDistributed
+	if workersInProcess() || pl.cfg.isContainment() {
+		pl.cc = CCLocal
 	}
 }
 
-func (c *Config) sharded() bool { return c.layout == layout.Sharded }
+func (pl *plan) sharded() bool { return pl.layout == LayoutSharded }
 
 // committed turns the names of single files into what the run commits: in the sharded
 // layout, the record outputs and clusters.jsonl are directories of parts.
-func (c *Config) committed(names []string) []string {
-	if !c.sharded() {
+func (pl *plan) committed(names []string) []string {
+	if !pl.sharded() {
 		return names
 	}
 	out := make([]string, len(names))

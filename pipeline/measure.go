@@ -5,14 +5,6 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup/lsh"
-	"github.com/neardup/neardup/pipeline/internal/cluster"
-	"github.com/neardup/neardup/pipeline/internal/pairs"
-)
-
-// Measures: what similarity --threshold applies to.
-const (
-	MeasureJaccard     = "jaccard"     // |A∩B| / |A∪B|; clusters are connected components (default)
-	MeasureContainment = "containment" // |A∩B| / |A| for the smaller A; A is removed into B's cluster
 )
 
 // ChooseContainment returns the size-class banding of --measure containment.
@@ -20,24 +12,23 @@ func ChooseContainment(threshold float64, numPerm int) (lsh.ContainmentScheme, e
 	return lsh.ContainmentParams(threshold, numPerm, lsh.DefaultRecallMargin, lsh.DefaultRecallTarget)
 }
 
-// validateMeasure checks --measure and the flags containment does not combine with,
-// and chooses the containment banding.
+// validateMeasure checks --measure and the flags containment does not combine with.
 func (c *Config) validateMeasure() error {
 	switch c.Measure {
 	case "", MeasureJaccard:
 		return nil
 	case MeasureContainment:
 	default:
-		return fmt.Errorf("--measure: must be jaccard or containment, got %q", c.Measure)
+		return oneOf("--measure", c.Measure, MeasureJaccard, MeasureContainment)
 	}
 	var errs []error
-	if c.Verify != pairs.Exact {
+	if c.Verify != VerifyExact {
 		errs = append(errs, fmt.Errorf("--measure containment: decides by exact containment only; --verify %s does not apply", c.Verify))
 	}
-	if c.Keep != cluster.KeepSmallestID {
+	if c.Keep != KeepSmallestID {
 		errs = append(errs, fmt.Errorf("--measure containment: the container is kept; --keep %s does not apply", c.Keep))
 	}
-	if c.CC == cluster.Distributed {
+	if c.CC == CCDistributed {
 		errs = append(errs, errors.New("--measure containment: containment pairs are decided on one worker; --cc distributed does not apply"))
 	}
 	if len(c.Against) > 0 || c.UpdateIndex || len(c.Prefer) > 0 {
@@ -49,11 +40,9 @@ func (c *Config) validateMeasure() error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	s, err := ChooseContainment(c.Threshold, c.NumPerm)
-	if err != nil {
+	if _, err := ChooseContainment(c.Threshold, c.NumPerm); err != nil {
 		return fmt.Errorf("--threshold %v with --num-perm %d: %w", c.Threshold, c.NumPerm, err)
 	}
-	c.containment = &s
 	return nil
 }
 
@@ -62,13 +51,13 @@ func (c *Config) isContainment() bool { return c.Measure == MeasureContainment }
 
 // detection is the probability that a pair at similarity sim shares a bucket: under
 // containment, the least over the size-class groups, each at its worst size ratio.
-func (c *Config) detection(sim float64) float64 {
-	if !c.isContainment() {
-		return lsh.Detection(sim, c.Bands, c.Rows)
+func (pl *plan) detection(sim float64) float64 {
+	if pl.containment == nil {
+		return lsh.Detection(sim, pl.bands, pl.rows)
 	}
 	p := 1.0
-	for _, g := range c.containment.Groups {
-		p = min(p, c.containment.Detection(sim, g.MaxRatio, g.Distance))
+	for _, g := range pl.containment.Groups {
+		p = min(p, pl.containment.Detection(sim, g.MaxRatio, g.Distance))
 	}
 	return p
 }

@@ -5,35 +5,26 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/io/sink"
-	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/report"
 )
 
-// Modes: what dedup writes.
-const (
-	modeDedup    = "dedup"    // kept and removed records (default)
-	modeAnnotate = "annotate" // every record, with its cluster fields added
-)
-
 func (c *Config) validateMode() error {
-	switch c.Mode {
-	case modeDedup, modeAnnotate:
-	default:
-		return fmt.Errorf("--mode: must be dedup or annotate, got %q", c.Mode)
+	if err := oneOf("--mode", c.Mode, ModeDedup, ModeAnnotate); err != nil {
+		return err
 	}
-	if c.Mode == modeAnnotate && (c.AnnotatePrefix == "" || strings.ContainsAny(c.AnnotatePrefix, "\"\\\x00\n")) {
+	if c.Mode == ModeAnnotate && (c.AnnotatePrefix == "" || strings.ContainsAny(c.AnnotatePrefix, "\"\\\x00\n")) {
 		return fmt.Errorf("--annotate-prefix: must be non-empty, without quotes, backslashes or control characters, got %q", c.AnnotatePrefix)
 	}
 	return nil
 }
 
 // outputNames are the files the writers produce for the resolved format and mode.
-func (c *Config) outputNames() []string {
-	if c.Mode == modeAnnotate {
-		return sink.AnnotateOutputNames(c.Format)
+func (pl *plan) outputNames() []string {
+	if pl.cfg.Mode == ModeAnnotate {
+		return sink.AnnotateOutputNames(string(pl.format))
 	}
-	return sink.OutputNames(c.Format)
+	return sink.OutputNames(string(pl.format))
 }
 
 // olderOutputs are the names any dedup run may write (in any mode and format): an
@@ -44,9 +35,9 @@ func olderOutputs() []string {
 }
 
 // checkFormat checks the choices that depend on the inputs' resolved format.
-func (c *Config) checkFormat() error {
-	if cluster.IsKeepField(c.Keep) && c.Format == source.FormatText {
-		return fmt.Errorf("--keep %s: text input has no fields; use it with JSONL or Parquet", c.Keep)
+func (pl *plan) checkFormat() error {
+	if cluster.IsKeepField(string(pl.cfg.Keep)) && pl.format == FormatText {
+		return fmt.Errorf("--keep %s: text input has no fields; use it with JSONL or Parquet", pl.cfg.Keep)
 	}
 	return nil
 }

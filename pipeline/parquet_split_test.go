@@ -36,7 +36,7 @@ func splitCorpus(t *testing.T, dir string) string {
 
 // runParquet runs dedup on in, read in ranges of chunk bytes (0: the default, whole for
 // this small file), and returns the outputs that must not depend on how it was read.
-func runParquet(t *testing.T, in string, chunk int64, onDamage string) (map[string]string, *Stats) {
+func runParquet(t *testing.T, in string, chunk int64, onDamage OnDamaged) (map[string]string, *Stats) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Inputs, cfg.Output = []string{in}, t.TempDir()
@@ -58,8 +58,8 @@ func runParquet(t *testing.T, in string, chunk int64, onDamage string) (map[stri
 // the same counts, as the same file read whole; the row numbers are those of the file.
 func TestParquetSplitDedupEqualsWhole(t *testing.T) {
 	in := splitCorpus(t, t.TempDir())
-	whole, wst := runParquet(t, in, 0, damagedFail)
-	split, sst := runParquet(t, in, 1, damagedFail)
+	whole, wst := runParquet(t, in, 0, DamagedFail)
+	split, sst := runParquet(t, in, 1, DamagedFail)
 	assert.Equal(t, whole, split)
 	assert.Equal(t, int64(1), wst.Counts["input_ranges"])
 	assert.Equal(t, int64(24), sst.Counts["input_ranges"])
@@ -76,8 +76,8 @@ func TestParquetSplitDedupEqualsWhole(t *testing.T) {
 func TestParquetSplitDedupDamagedRowGroup(t *testing.T) {
 	in := splitCorpus(t, t.TempDir())
 	parquettest.CorruptRowGroup(t, in, 10) // rows 21 and 22
-	whole, wst := runParquet(t, in, 0, damagedSkip)
-	split, sst := runParquet(t, in, 1, damagedSkip)
+	whole, wst := runParquet(t, in, 0, DamagedSkip)
+	split, sst := runParquet(t, in, 1, DamagedSkip)
 	assert.Equal(t, whole, split)
 	assert.Equal(t, wst.DamagedFiles, sst.DamagedFiles)
 	require.Len(t, sst.DamagedFiles, 1)

@@ -19,43 +19,44 @@ import (
 	"github.com/neardup/neardup/shingleset"
 )
 
-// build adds the whole dedup job to s: inputs are the expanded input files, tempDir is
-// where the outputs are written before the driver commits them, and the counts for
-// stats.json (countsFile). docs/architecture.md draws the stages and the PCollections
-// between them.
-func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
-	docs, rejected, readCounts := source.Read(s, inputs, cfg.sourceConfig())
-	docs = against.Prefer(s, docs, cfg.preferred)
-	fo := cfg.featureOptions()
+// build adds the whole dedup job to s, from the plan alone: the outputs are written in
+// the run's temporary directory, which the driver then commits, and the counts for
+// stats.json beside them (countsFile). docs/architecture.md draws the stages and the
+// PCollections between them.
+func (pl *plan) build(s beam.Scope) {
+	cfg, tempDir := &pl.cfg, pl.tmp()
+	docs, rejected, readCounts := source.Read(s, pl.inputs, pl.sourceConfig())
+	docs = against.Prefer(s, docs, pl.preferred)
+	fo := pl.featureOptions()
 	docLocs, sets, bands, indexEdges, signCounts := features.Sign(s, docs, fo)
-	docLocs, sets, bands, signCounts = against.WithIndexes(s, cfg.shardRefs(), fo, docLocs, sets, bands, signCounts)
+	docLocs, sets, bands, signCounts = against.WithIndexes(s, pl.shardRefs(), fo, docLocs, sets, bands, signCounts)
 
 	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
 	exactEdges, exactCounts := features.Collapse(s, sets)
 
 	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs})
 
-	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
+	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
 	var fates, lines, clusterCounts beam.PCollection
 	if cfg.isContainment() {
 		fates, lines, clusterCounts = cluster.Containment(s, exactEdges, verified, cfg.Partitions)
 	} else {
 		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
-			cluster.Options{CC: cfg.CC, Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: cfg.Keep})
+			cluster.Options{CC: string(pl.cc), Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: string(cfg.Keep)})
 	}
-	if cluster.IsKeepField(cfg.Keep) {
+	if cluster.IsKeepField(string(cfg.Keep)) {
 		var fieldCounts beam.PCollection
-		fates, lines, fieldCounts = keep.ByField(s, locs, fates, cfg.Keep, cfg.Format, cfg.Partitions)
+		fates, lines, fieldCounts = keep.ByField(s, locs, fates, string(cfg.Keep), string(pl.format), cfg.Partitions)
 		clusterCounts = beam.Flatten(s, clusterCounts, fieldCounts)
 	}
 
 	decisions, decideCounts := keep.Decide(s, locs, fates, shown, cfg.Against)
 	if cfg.UpdateIndex {
-		indexwrite.Update(s, decisions, cfg.indexWrite, cfg.indexRowOptions(), tempDir)
+		indexwrite.Update(s, decisions, pl.indexWrite, pl.indexRowOptions(), tempDir)
 	}
-	writeCounts := sink.Write(s, decisions, rejected, cfg.writeConfig(tempDir, inputs))
-	output.WriteSorted(s.Scope("WriteClusters"), lines, cfg.clustersLayout(tempDir))
+	writeCounts := sink.Write(s, decisions, rejected, pl.writeConfig())
+	output.WriteSorted(s.Scope("WriteClusters"), lines, pl.clustersLayout())
 	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signCounts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)
 }
@@ -64,10 +65,10 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 // in the single layout, each a part of clusters/ in the sharded one. Its parts follow
 // --partitions, not --shards (which counts groups of input files), so that no worker
 // sorts more than a partition's share of the lines.
-func (c *Config) clustersLayout(tempDir string) output.Sorted {
-	o := output.Sorted{Dir: tempDir, Name: clustersFile, Parts: c.Partitions}
-	if c.sharded() {
-		o.Sharded, o.Compress = true, c.Compress
+func (pl *plan) clustersLayout() output.Sorted {
+	o := output.Sorted{Dir: pl.tmp(), Name: clustersFile, Parts: pl.cfg.Partitions}
+	if pl.sharded() {
+		o.Sharded, o.Compress = true, string(pl.cfg.Compress)
 	}
 	return o
 }
@@ -84,43 +85,49 @@ func (c *Config) shingleConfig() shingleset.Config {
 		Hash: string(c.Hash), MaxShingles: c.MaxShingles}
 }
 
-func (c *Config) sourceConfig() source.Config {
-	return source.Config{Patterns: c.Inputs, Format: c.Format, IDField: c.IDField, TextField: c.TextField,
-		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != damagedSkip}
+// sourceConfig is how the inputs are read, as format.
+func (c *Config) sourceConfig(format Format) source.Config {
+	return source.Config{Patterns: c.Inputs, Format: string(format), IDField: c.IDField, TextField: c.TextField,
+		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip}
 }
 
-func (c *Config) writeConfig(tempDir string, inputs []string) sink.WriteConfig {
-	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
-	if c.sharded() {
-		w.Shards, w.Compress, w.Files = c.shards, c.Compress, inputs
+func (pl *plan) sourceConfig() source.Config { return pl.cfg.sourceConfig(pl.format) }
+
+func (pl *plan) writeConfig() sink.WriteConfig {
+	c := &pl.cfg
+	w := sink.WriteConfig{TempDir: pl.tmp(), Format: string(pl.format), IDField: c.IDField, TextField: c.TextField}
+	if pl.sharded() {
+		w.Shards, w.Compress, w.Files = pl.shards, string(c.Compress), pl.inputs
 	}
-	if c.Mode == modeAnnotate {
+	if c.Mode == ModeAnnotate {
 		w.Annotate = c.AnnotatePrefix
 	}
 	return w
 }
 
-func (c *Config) featureOptions() features.Options {
+func (pl *plan) featureOptions() features.Options {
+	c := &pl.cfg
 	return features.Options{Shingle: c.shingleConfig(), Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm,
-		Bands: c.Bands, Rows: c.Rows, Partitions: c.Partitions, SpillDir: c.spillDir, Lookup: c.lookupRefs(),
-		Containment: c.containment}
+		Bands: pl.bands, Rows: pl.rows, Partitions: c.Partitions, SpillDir: pl.spillDir, Lookup: pl.lookupRefs(),
+		Containment: pl.containment}
 }
 
-func (c *Config) pairsOptions() pairs.Options {
-	return pairs.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), Partitions: c.Partitions,
-		Renamed: c.renamedFiles(), SpillDir: c.spillDir,
-		Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm, Mode: c.Verify, Threshold: c.Threshold,
+func (pl *plan) pairsOptions() pairs.Options {
+	c := &pl.cfg
+	return pairs.Options{Shingle: c.shingleConfig(), Source: pl.sourceConfig(), Partitions: c.Partitions,
+		Renamed: pl.renamedFiles(), SpillDir: pl.spillDir,
+		Scheme: string(c.Scheme), Seed: c.Seed, NumPerm: c.NumPerm, Mode: string(c.Verify), Threshold: c.Threshold,
 		Floor: c.estimateFloor(), Comparisons: c.BucketComparisons, BudgetFloor: c.bucketBudgetFloor,
 		Containment: c.isContainment()}
 }
 
-func (c *Config) indexRowOptions() indexwrite.Options {
-	return indexwrite.Options{Shingle: c.shingleConfig(), Source: c.sourceConfig(), SpillDir: c.spillDir}
+func (pl *plan) indexRowOptions() indexwrite.Options {
+	return indexwrite.Options{Shingle: pl.cfg.shingleConfig(), Source: pl.sourceConfig(), SpillDir: pl.spillDir}
 }
 
 // similarityBasis is what decides a pair's similarity in similarities.json.
 func (c *Config) similarityBasis() string {
-	if c.Verify != pairs.Exact {
+	if c.Verify != VerifyExact {
 		return "estimate"
 	}
 	return "exact"

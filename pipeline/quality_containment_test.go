@@ -65,12 +65,14 @@ func TestQualityContainmentAgainstBaseline(t *testing.T) {
 	// Band keys of every document, as the pipeline computes them.
 	signer, err := minhash.NewSigner(cfg.Scheme, cfg.Seed, cfg.NumPerm)
 	require.NoError(t, err)
+	scheme, err := ChooseContainment(cfg.Threshold, cfg.NumPerm)
+	require.NoError(t, err)
 	keys := make([]map[uint64]bool, len(corpus.IDs))
 	for i := range corpus.IDs {
 		sig := make([]uint64, cfg.NumPerm)
 		signer.SignInto(sig, corpus.Sets[i])
 		keys[i] = map[uint64]bool{}
-		for _, k := range cfg.containment.AppendKeys(nil, sig, len(corpus.Sets[i])) {
+		for _, k := range scheme.AppendKeys(nil, sig, len(corpus.Sets[i])) {
 			keys[i][k] = true
 		}
 	}
@@ -113,7 +115,7 @@ func TestQualityContainmentAgainstBaseline(t *testing.T) {
 	for _, b := range []float64{0.8, 0.85, 0.9, 0.95, 1} {
 		if x := byBucket[b]; x != nil {
 			t.Logf("containment [%.2f, %.2f): %d pairs, %d shared a bucket (%.3f; curve at the group's worst ratio ≥ %.3f)",
-				b, b+0.05, x.pairs, x.shared, float64(x.shared)/float64(x.pairs), cfg.detection(b))
+				b, b+0.05, x.pairs, x.shared, float64(x.shared)/float64(x.pairs), (&plan{containment: &scheme}).detection(b))
 		}
 	}
 }

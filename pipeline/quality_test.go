@@ -60,12 +60,14 @@ func TestQualityAgainstBaseline(t *testing.T) {
 		// Band keys of every document, as the pipeline computes them.
 		signer, err := minhash.NewSigner(cfg.Scheme, cfg.Seed, cfg.NumPerm)
 		require.NoError(t, err)
+		bands, rows, err := cfg.bandsRows()
+		require.NoError(t, err)
 		keys := map[string][]uint64{}
 		for i, id := range corpus.IDs {
 			sig := make([]uint64, cfg.NumPerm)
 			signer.SignInto(sig, corpus.Sets[i])
-			for b := 0; b < cfg.Bands; b++ {
-				keys[id] = append(keys[id], lsh.BandKey(sig, b, cfg.Rows))
+			for b := 0; b < bands; b++ {
+				keys[id] = append(keys[id], lsh.BandKey(sig, b, rows))
 			}
 		}
 		shared, missed := 0, []baseline.IDPair{}

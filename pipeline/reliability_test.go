@@ -70,7 +70,7 @@ func TestDamagedGzipSkipped(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "cut.jsonl.gz")
 	cutGzip(t, in, 2000)
 	cfg := DefaultConfig()
-	cfg.Inputs, cfg.Output, cfg.OnDamagedFile = []string{in}, t.TempDir(), damagedSkip
+	cfg.Inputs, cfg.Output, cfg.OnDamagedFile = []string{in}, t.TempDir(), DamagedSkip
 	out, st := dedup(t, cfg)
 	assert.Equal(t, int64(1), st.Counts["damaged_files"])
 	assert.Equal(t, int64(1), st.Counts["records_rejected"])

@@ -45,7 +45,7 @@ func TestBrokenInputsLoseNothing(t *testing.T) {
 
 	cfg := DefaultConfig()
 	cfg.Inputs, cfg.Output = []string{filepath.Join(dir, "*")}, t.TempDir()
-	cfg.OnDamagedFile = damagedSkip // the cut gzip file would fail the run by default
+	cfg.OnDamagedFile = DamagedSkip // the cut gzip file would fail the run by default
 	out, st := dedup(t, cfg)
 	assert.Equal(t, int64(1), st.Counts["damaged_files"])
 

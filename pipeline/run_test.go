@@ -338,7 +338,7 @@ func TestValidateRejectsBadFlags(t *testing.T) {
 // modes and the two partitionings: every output but stats.json must be byte-identical.
 func TestDistributedCCMatchesLocal(t *testing.T) {
 	corpus := genCorpus(t, 600, 11)
-	run := func(cc string, partitions int) map[string]string {
+	run := func(cc CC, partitions int) map[string]string {
 		cfg := DefaultConfig()
 		cfg.Inputs, cfg.Output = []string{corpus}, t.TempDir()
 		cfg.Threshold, cfg.CC, cfg.Partitions = 0.5, cc, partitions

@@ -11,17 +11,6 @@ import (
 	"github.com/neardup/neardup/io/files"
 )
 
-// Band spilling (--band-spill): the band entries, one per band and document, are the
-// job's largest shuffle, and the embedded Prism runner holds a shuffle's volume in
-// memory several times over (internal/spill says where). Written to local files by
-// partition instead, they cost their bytes on disk once and the bucketing step holds one
-// partition at a time. That needs every worker to see the same disk, which is true
-// exactly when the workers run in this process.
-const (
-	bandSpillAuto = "auto" // spill when the workers run in this process (the default)
-	bandSpillOff  = "off"  // always through the runner's shuffle
-)
-
 // workersInProcess reports whether the SDK workers will run in this process: the
 // embedded Prism runner (no --runner, or prism/direct without --endpoint), or any
 // runner with --environment_type=LOOPBACK.
@@ -37,21 +26,21 @@ func workersInProcess() bool {
 	return false
 }
 
-// chooseSpillDir sets where featurize spills band entries for a run whose temporary
-// directory is tempDir, and returns a cleanup for a directory outside it.
-func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
-	c.spillDir = ""
-	if c.BandSpill != bandSpillAuto || !workersInProcess() {
-		return func() {}, nil
+// chooseSpillDir sets where the stages spill to local files (--band-spill): inside the
+// temporary directory when it is local, else a local directory that close removes.
+func (pl *plan) chooseSpillDir() error {
+	if pl.cfg.BandSpill != BandSpillAuto || !workersInProcess() {
+		return nil
 	}
-	if files.IsLocal(tempDir) {
-		c.spillDir = filepath.Join(tempDir, "spill")
-		return func() {}, nil
+	if files.IsLocal(pl.tmp()) {
+		pl.spillDir = filepath.Join(pl.tmp(), "spill")
+		return nil
 	}
 	dir, err := os.MkdirTemp("", "neardup-spill-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.spillDir = dir
-	return func() { os.RemoveAll(dir) }, nil
+	pl.spillDir = dir
+	pl.cleanSpill = func() { os.RemoveAll(dir) }
+	return nil
 }

@@ -31,16 +31,16 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	}
 	t.Cleanup(func() { elem.SpilledHook = nil })
 
-	run := func(mode string) map[string]string {
+	run := func(mode BandSpill) map[string]string {
 		cfg := DefaultConfig()
 		cfg.Inputs, cfg.Output, cfg.Threshold, cfg.BandSpill = []string{corpus}, t.TempDir(), 0.5, mode
 		out, st := dedup(t, cfg)
 		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
 		return out
 	}
-	off := run(bandSpillOff)
+	off := run(BandSpillOff)
 	require.Empty(t, spilled, "--band-spill off spilled")
-	auto := run(bandSpillAuto)
+	auto := run(BandSpillAuto)
 	assertSameOutputs(t, off, auto)
 
 	// Band files are written by featurize, halves by the verification re-read, all under

@@ -99,17 +99,18 @@ var countNames = []string{
 // newStats makes stats.json from counts, the run's counts (tally.Read), and res, the
 // runner's metrics, of which only timings and connected components' convergence are
 // read: metrics count attempts, which a runner may repeat.
-func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.PipelineResult, wall time.Duration) *Stats {
+func newStats(pl *plan, counts map[string]int64, res beam.PipelineResult, wall time.Duration) *Stats {
+	cfg := &pl.cfg
 	st := &Stats{
 		Parameters: parameters{
 			NumPerm: cfg.NumPerm, Scheme: string(cfg.Scheme), Hash: string(cfg.Hash), Seed: cfg.Seed,
-			LSH: cfg.LSH, Bands: cfg.Bands, Rows: cfg.Rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
+			LSH: string(cfg.LSH), Bands: pl.bands, Rows: pl.rows, Threshold: cfg.Threshold, NGram: cfg.Shingle.N,
 			Shingle: cfg.Shingle.Kind.String(), StripPunct: cfg.Normalize.StripPunct,
-			Verify: cfg.Verify, Keep: cfg.Keep, Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs,
+			Verify: string(cfg.Verify), Keep: string(cfg.Keep), Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs,
 			BucketComparisons: cfg.BucketComparisons, EstimateFloor: cfg.estimateFloor(),
 			MaxShingles: cfg.MaxShingles, IDField: cfg.IDField, TextField: cfg.TextField,
 		},
-		Inputs:       inputs,
+		Inputs:       pl.inputs,
 		Counts:       map[string]int64{},
 		ClusterSizes: map[string]int64{},
 		Warnings:     []string{},
@@ -149,8 +150,8 @@ func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.Pi
 			}
 		}
 	}
-	st.ConnectedComponents = ccStats{Mode: cfg.CC, Converged: unconverged == 0, Unconverged: unconverged}
-	if cfg.CC == cluster.Distributed {
+	st.ConnectedComponents = ccStats{Mode: string(pl.cc), Converged: unconverged == 0, Unconverged: unconverged}
+	if pl.cc == CCDistributed {
 		st.ConnectedComponents.Rounds = cfg.CCRounds
 	}
 	if n := st.Counts["documents_read"]; cfg.GiantClusterShare > 0 && st.LargestCluster >= giantClusterMinSize &&
@@ -168,15 +169,15 @@ func newStats(cfg *Config, inputs []string, counts map[string]int64, res beam.Pi
 				"raise --bucket-comparisons to check them",
 			n, st.Counts["large_buckets"], cfg.BucketAllPairs, cfg.BucketComparisons))
 	}
-	if cfg.isContainment() {
-		st.Parameters.Measure = cfg.Measure
-		for _, g := range cfg.containment.Groups {
+	if pl.containment != nil {
+		st.Parameters.Measure = string(cfg.Measure)
+		for _, g := range pl.containment.Groups {
 			st.Parameters.Containment = append(st.Parameters.Containment,
 				containmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
 		}
 	}
 	for _, sim := range DetectionSimilarities {
-		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = cfg.detection(sim)
+		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = pl.detection(sim)
 	}
 	return st
 }

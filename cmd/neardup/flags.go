@@ -39,7 +39,7 @@ func methodFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
 
 // lshFlags registers how the LSH bands and rows are chosen (dedup and index).
 func lshFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
-	fs.StringVar(&cfg.LSH, "lsh", cfg.LSH, "how LSH bands/rows are chosen: recall (similarity threshold+0.05 found with probability 0.99) or datasketch (its 0.5·FP+0.5·FN optimum)")
+	fs.StringVar((*string)(&cfg.LSH), "lsh", string(cfg.LSH), "how LSH bands/rows are chosen: recall (similarity threshold+0.05 found with probability 0.99) or datasketch (its 0.5·FP+0.5·FN optimum)")
 	fs.IntVar(&cfg.Bands, "bands", 0, "LSH bands (default: chosen by --lsh from --threshold and --num-perm)")
 	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
 }

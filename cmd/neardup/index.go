@@ -33,7 +33,7 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	shards := fs.Int("shards", index.DefaultShards, "--index-format 1: shard files of a new index (documents are spread by a hash of their id)")
 	fs.Var(&inputs, "input", "input file or glob (local or gs://); repeatable; normally a dedup's kept output")
 	fs.StringVar(&cfg.Output, "output", "", "the index directory to create (local or gs://)")
-	fs.StringVar(&cfg.Format, "format", cfg.Format, "input format: auto (by extension), jsonl, text or parquet")
+	fs.StringVar((*string)(&cfg.Format), "format", string(cfg.Format), "input format: auto (by extension), jsonl, text or parquet")
 	fs.StringVar(&cfg.IDField, "id-field", cfg.IDField, "JSON field holding the document id (missing: FILE:LINE is used)")
 	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
 	methodFlags(fs, &cfg)
@@ -61,11 +61,11 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		return compactIndex(ctx, *compact, *bits, stdout)
 	}
 	cfg.Inputs = append(inputs, fs.Args()...)
-	if err := cfg.Validate(); err != nil {
-		return usageError{err}
-	}
 	switch *indexFormat {
 	case 2:
+		if err := cfg.ValidateIndex(); err != nil {
+			return usageError{err}
+		}
 		return indexSegments(ctx, cfg, *bits, stdout)
 	case 1:
 	default:
@@ -158,7 +158,7 @@ func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io
 		return usageError{fmt.Errorf("--input: %w", err)}
 	}
 	for _, p := range paths {
-		if f, err := source.FileFormat(p, cfg.Format); err != nil || f != source.FormatJSONL {
+		if f, err := source.FileFormat(p, string(cfg.Format)); err != nil || f != source.FormatJSONL {
 			return usageError{fmt.Errorf("--input %s: a format 2 index is built from JSONL; add --index-format 1 for text or Parquet inputs (then neardup index --compact converts it)", p)}
 		}
 	}

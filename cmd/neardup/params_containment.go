@@ -48,7 +48,7 @@ func containmentParams(w io.Writer, threshold float64, numPerm int, asJSON bool)
 			Measure string             `json:"measure"`
 			Keys    int                `json:"keys_per_document"`
 			Groups  []containmentGroup `json:"groups"`
-		}{pipeline.MeasureContainment, s.Keys(), groups})
+		}{string(pipeline.MeasureContainment), s.Keys(), groups})
 	}
 	last := s.Groups[len(s.Groups)-1]
 	fmt.Fprintf(w, "containment threshold %s, num_perm %d: documents in size classes of powers of two; a pair whose classes are d apart\n",

@@ -23,21 +23,6 @@ const (
 	Zstd = "zstd"
 )
 
-// Check reports an unknown layout or compression.
-func Check(layout, compress string) error {
-	switch layout {
-	case Auto, Single, Sharded:
-	default:
-		return fmt.Errorf("--layout: must be auto, single or sharded, got %q", layout)
-	}
-	switch compress {
-	case None, Gzip, Zstd:
-	default:
-		return fmt.Errorf("--compress: must be none, gzip or zstd, got %q", compress)
-	}
-	return nil
-}
-
 // Resolve turns Auto into Single or Sharded: one file is cheap only when one process
 // writes to local disk.
 func Resolve(layout string, embedded, localOutput bool) string {
