@@ -33,7 +33,7 @@ func build(s beam.Scope, cfg *Config, inputs []string, tempDir string) {
 	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
 	exactEdges, exactCounts := features.Collapse(s, sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs})
+	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: cfg.containment})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, cfg.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
