@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/neardup/neardup/minhash"
 )
@@ -19,9 +20,11 @@ import (
 // 2^(k+1)-1 shingles. A pair whose smaller set is in class i and larger in class i+d
 // has ρ < 2^(d+1), so J ≥ JaccardOfContainment(t, 2^(d+1)); the group of distance d
 // bands with the recall-first scheme (RecallParams) for that floor. Every document
-// emits, for each distance d, the keys of group (i, i+d) as the smaller set and of
-// group (i-d, i) as the larger one, each key tagged with its group, so the two
-// documents of a pair meet in exactly the group of their classes. Unlike LSH Ensemble,
+// emits each band once, with its size class beside it in the key, and two documents
+// sharing a bucket become a pair only when the band belongs to the group of their
+// class distance (Meets): the groups of one-row bands, which differ only in how many
+// bands they take, share the document's minhash values instead of repeating them per
+// group and side. Unlike LSH Ensemble,
 // which tunes (b, r) per query size at query time against an index that stores every
 // r, a batch join has no query side: fixing the scheme per class distance keeps the
 // keys of both ends identical, at the cost of tuning for the worst ratio of the group.
@@ -76,21 +79,45 @@ func ContainmentParams(threshold float64, numPerm int, margin, target float64) (
 			break
 		}
 		s.Groups = append(s.Groups, ContainmentGroup{Distance: d, MaxRatio: ratio, Floor: lo, Params: p})
+		if !s.validKeys() {
+			s.Groups = s.Groups[:len(s.Groups)-1]
+			break
+		}
 	}
 	return s, nil
 }
 
-// Keys returns the number of band keys a document emits: those of its groups as the
-// smaller set and as the larger one (at most; a class near 0 has fewer below it).
+// Keys returns the number of band keys a document emits: for each number of rows used
+// by a group, the most bands a group of that many rows has.
 func (s ContainmentScheme) Keys() int {
 	n := 0
-	for _, g := range s.Groups {
-		n += g.Bands
-		if g.Distance > 0 {
-			n += g.Bands
-		}
+	for _, r := range s.rowSlots() {
+		n += s.bandsOf(r)
 	}
 	return n
+}
+
+// rowSlots returns the distinct numbers of rows of the groups, in group order; a
+// key's slot is its index here.
+func (s ContainmentScheme) rowSlots() []int {
+	var rows []int
+	for _, g := range s.Groups {
+		if !slices.Contains(rows, g.Rows) {
+			rows = append(rows, g.Rows)
+		}
+	}
+	return rows
+}
+
+// bandsOf returns the most bands of the groups of r rows.
+func (s ContainmentScheme) bandsOf(r int) int {
+	b := 0
+	for _, g := range s.Groups {
+		if g.Rows == r {
+			b = max(b, g.Bands)
+		}
+	}
+	return b
 }
 
 // Detection is the probability that a pair at containment c whose larger set is ratio
@@ -103,28 +130,81 @@ func (s ContainmentScheme) Detection(c, ratio float64, d int) float64 {
 	return Detection(JaccardOfContainment(c, ratio), g.Bands, g.Rows)
 }
 
+// A containment band key is a bucket and where in the scheme it was drawn: its low
+// classBits bits are the document's size class, the next bandBits its band, the next
+// slotBits its number of rows (as a slot of rowSlots), and the rest the band's hash.
+// Two documents share a bucket when their keys agree above the class (Bucket); they
+// are a candidate pair when, in addition, their classes are d apart for a group d of
+// that many rows and more bands than the band's number (Meets). Each band is emitted
+// once for every group that uses it, so groups of the same rows share their keys: a
+// document emits Keys() of them, not one set per group and side.
+const (
+	classBits = 6
+	bandBits  = 8
+	slotBits  = 3
+	metaBits  = classBits + bandBits + slotBits
+)
+
+// validKeys reports whether every group fits the key layout.
+func (s ContainmentScheme) validKeys() bool {
+	return len(s.rowSlots()) <= 1<<slotBits && slices.IndexFunc(s.Groups, func(g ContainmentGroup) bool { return g.Bands > 1<<bandBits }) < 0
+}
+
+// Bucket returns the bucket of a containment band key.
+func Bucket(key uint64) uint64 { return key >> classBits }
+
+// Meets reports whether two documents whose keys share a bucket are a candidate pair:
+// their size classes are as far apart as a group of the key's rows that holds the
+// key's band.
+func (s ContainmentScheme) Meets(a, b uint64) bool {
+	d := int(a&(1<<classBits-1)) - int(b&(1<<classBits-1))
+	d = max(d, -d)
+	if d >= len(s.Groups) {
+		return false
+	}
+	g := s.Groups[d]
+	meta := a >> classBits
+	band, slot := int(meta&(1<<bandBits-1)), int(meta>>bandBits&(1<<slotBits-1))
+	return band < g.Bands && s.slotOf(g.Rows) == slot
+}
+
+// WithClass returns key as the key of the same band for a document of size class c.
+func WithClass(key uint64, c int) uint64 { return key&^(1<<classBits-1) | uint64(c) }
+
+// Class returns the size class a key was drawn for.
+func Class(key uint64) int { return int(key & (1<<classBits - 1)) }
+
+// Classes is the number of size classes a key tells apart.
+const Classes = 1 << classBits
+
+// slotOf returns the slot of a number of rows: its index among the groups' distinct
+// numbers of rows (rowSlots), without allocating.
+func (s ContainmentScheme) slotOf(rows int) int {
+	slot := 0
+	for i, g := range s.Groups {
+		if g.Rows == rows {
+			return slot
+		}
+		if !slices.ContainsFunc(s.Groups[:i], func(h ContainmentGroup) bool { return h.Rows == g.Rows }) {
+			slot++
+		}
+	}
+	return -1
+}
+
 // AppendKeys appends the band keys of a set of size shingles with signature sig to dst.
 // An empty set has none.
 func (s ContainmentScheme) AppendKeys(dst []uint64, sig []uint64, size int) []uint64 {
 	if size < 1 {
 		return dst
 	}
-	c := SizeClass(size)
-	for _, g := range s.Groups {
-		dst = appendGroupKeys(dst, sig, g, c, c+g.Distance)
-		if g.Distance > 0 && c-g.Distance >= 0 {
-			dst = appendGroupKeys(dst, sig, g, c-g.Distance, c)
+	c := uint64(min(SizeClass(size), Classes-1))
+	for slot, r := range s.rowSlots() {
+		for b := range s.bandsOf(r) {
+			meta := uint64(slot)<<bandBits | uint64(b)
+			k := minhash.Fmix64(BandKey(sig, b, r) ^ uint64(r)<<56)
+			dst = append(dst, k&^(1<<metaBits-1)|meta<<classBits|c)
 		}
-	}
-	return dst
-}
-
-// appendGroupKeys appends the keys of group (small, large): BandKey mixed with the
-// group's classes, so that groups never share a bucket.
-func appendGroupKeys(dst []uint64, sig []uint64, g ContainmentGroup, small, large int) []uint64 {
-	tag := minhash.Fmix64(uint64(small)<<32 | uint64(large) | 1<<63)
-	for b := range g.Bands {
-		dst = append(dst, minhash.Fmix64(BandKey(sig, b, g.Rows)^tag))
 	}
 	return dst
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,33 @@ func TestContainmentRejectsFlagsItDoesNotApply(t *testing.T) {
 		cfg.Inputs, cfg.Output, cfg.Measure = []string{"x.jsonl"}, "out", MeasureContainment
 		tc.edit(&cfg)
 		assert.ErrorContains(t, cfg.Validate(), tc.want)
+	}
+}
+
+// Forty documents open with the same 150-word header (a licence) and go on with 100
+// words of their own, so they share buckets while none contains another (0.6); three
+// excerpts copy 90% of one of them. With a budget of one comparison per set, every
+// large bucket is still decided whole (containment.Join): no pair is left unresolved,
+// each excerpt is removed into its source, and nothing else is.
+func TestContainmentDecidesBoilerplateBucketsWithinNoBudget(t *testing.T) {
+	header := words(0, 150)
+	var docs []string
+	for i := range 40 {
+		docs = append(docs, jsonDoc(fmt.Sprintf("file%02d", i), header+" "+words(10_000+1000*i, 100)))
+	}
+	for i := range 3 {
+		docs = append(docs, jsonDoc(fmt.Sprintf("excerpt%d", i), words(0, 135)+" "+words(10_000+1000*7*i, 90)))
+	}
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Output, cfg.Measure = []string{writeLines(t, filepath.Join(t.TempDir(), "boiler.jsonl"), docs...)}, t.TempDir(), MeasureContainment
+	cfg.Shingle.N = 1
+	cfg.BucketAllPairs, cfg.BucketComparisons, cfg.bucketBudgetFloor = 1, 1, 1
+	out, st := dedup(t, cfg)
+	assert.Zero(t, st.Counts["unresolved_bucket_pairs"])
+	assert.Positive(t, st.Counts["large_buckets"])
+	removed := parseRemoved(t, out["removed.jsonl"])
+	require.Len(t, removed, 3, out["removed.jsonl"])
+	for i := range 3 {
+		assert.Equal(t, fmt.Sprintf("file%02d", 7*i), removed[fmt.Sprintf("excerpt%d", i)].Cluster)
 	}
 }

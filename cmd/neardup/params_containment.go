@@ -56,7 +56,7 @@ func containmentParams(w io.Writer, threshold float64, numPerm int, asJSON bool)
 	fmt.Fprintf(w, "is banded for the Jaccard it has at containment t and its worst size ratio 2^(d+1), J = t/(ratio+1-t).\n")
 	fmt.Fprintf(w, "A pair whose larger set is under %s times the smaller is always in a group; at %s times or more it never is.\n",
 		pyrepr.Float(last.MaxRatio/2), pyrepr.Float(last.MaxRatio))
-	fmt.Fprintf(w, "Up to %d band keys per document (Jaccard mode at this threshold: %d).\n", s.Keys(), jaccardBands(threshold, numPerm))
+	fmt.Fprintf(w, "%d band keys per document (Jaccard mode at this threshold: %d).\n", s.Keys(), jaccardBands(threshold, numPerm))
 	fmt.Fprintf(w, "%-3s %-10s %-9s %-6s %-5s  P(candidate) at containment, worst ratio of the group\n", "d", "ratio <", "J floor", "bands", "rows")
 	fmt.Fprintf(w, "%32s", "")
 	for _, c := range containmentSims {

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
@@ -25,6 +26,10 @@ import (
 type Options struct {
 	Partitions int // partitions of every shuffle
 	MaxAll     int // buckets of up to this many distinct sets give all their pairs (--bucket-all-pairs)
+	// Containment, under --measure containment, is the size-class banding the band keys
+	// were drawn from: a bucket is their lsh.Bucket, and only members that meet
+	// (lsh.ContainmentScheme.Meets) are paired.
+	Containment *lsh.ContainmentScheme
 }
 
 func init() {
@@ -48,7 +53,7 @@ var (
 // bucket_edges, large_buckets).
 func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("LSHBuckets")
-	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll},
+	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment},
 		elem.Gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
 }
 
@@ -60,8 +65,9 @@ func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges
 // bucketed on a pool of one goroutine per core and emitted in input order (as
 // features.FeaturizeFn does).
 type bucketFn struct {
-	Partitions int
-	MaxAll     int
+	Partitions  int
+	MaxAll      int
+	Containment *lsh.ContainmentScheme
 
 	pool   *elem.PartitionPool[elem.BandBatch, bucketed]
 	counts tally.Bundle
@@ -92,7 +98,7 @@ type bucketed struct {
 func (f *bucketFn) Setup() {
 	// The requests remembered take at most a 32nd of the process's memory limit.
 	f.maxAsked = int(min(debug.SetMemoryLimit(-1)/32/askedBytes, 1<<24))
-	f.pool = elem.NewPartitionPool(func(b elem.BandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions) })
+	f.pool = elem.NewPartitionPool(func(b elem.BandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions, f.Containment) })
 }
 
 func (f *bucketFn) Teardown() { f.pool.Close() }
@@ -151,7 +157,8 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 // bucketPartition buckets one band partition's entries: all pairs of each bucket of up
 // to maxAll distinct sets, by the first id's partition, and the members of larger
 // buckets as requests for their sets (BucketMember), by the member's partition.
-func bucketPartition(batch elem.BandBatch, maxAll, partitions int) bucketed {
+// Under containment (contain set) a bucket holds only the members that meet another.
+func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.ContainmentScheme) bucketed {
 	start := time.Now()
 	entries, err := bandEntries(batch)
 	if err != nil {
@@ -162,29 +169,41 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int) bucketed {
 	var members []string
 	for i := 0; i < len(entries); {
 		j := i + 1
-		for j < len(entries) && entries[j].Key == entries[i].Key {
+		for j < len(entries) && (entries[j].Key == entries[i].Key ||
+			contain != nil && lsh.Bucket(entries[j].Key) == lsh.Bucket(entries[i].Key)) {
 			j++
 		}
-		if j-i == 1 {
+		bucket := entries[i:j]
+		if contain != nil {
+			bucket = meeting(contain, bucket)
+		}
+		if len(bucket) < 2 {
 			i = j // a bucket of one set: no candidate
 			continue
 		}
 		members = members[:0]
-		for _, e := range entries[i:j] {
+		for _, e := range bucket {
 			// A copy: the decoded id shares its batch's memory (decodeBands), which the
 			// edges would otherwise keep alive downstream, batch and all.
 			members = append(members, strings.Clone(e.ID))
 		}
 		r.shared++
 		skipped := 0
-		n, all := candidates.Pairs(members, maxAll, func(u, v string) {
+		emit := func(u, v string) {
 			if elem.BothIndexed(u, v) {
 				skipped++
 				return
 			}
 			p := elem.PartOfString(u, partitions)
 			r.edges[p] = append(r.edges[p], elem.Edge{U: u, V: v})
-		})
+		}
+		var n int
+		var all bool
+		if contain != nil && len(members) <= maxAll {
+			n, all = containmentPairs(contain, bucket, members, emit), true
+		} else {
+			n, all = candidates.Pairs(members, maxAll, emit)
+		}
 		r.pairs += int64(n - skipped)
 		if !all {
 			r.large++

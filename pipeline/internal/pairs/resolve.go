@@ -1,6 +1,8 @@
 package pairs
 
-import "github.com/neardup/neardup/candidates"
+import (
+	"github.com/neardup/neardup/candidates"
+)
 
 // resolve decides one large bucket from its members' sets, sorted by id.
 func (d *decider) resolve(members []half) error {
@@ -11,7 +13,7 @@ func (d *decider) resolve(members []half) error {
 	d.reset(len(ms))
 	threshold := d.f.Threshold
 	if d.f.Containment {
-		return d.resolveAll(ms)
+		return d.resolveContainment(ms)
 	}
 	if d.f.Mode == None {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster

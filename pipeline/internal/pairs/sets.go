@@ -100,3 +100,11 @@ func (s *sets) close() {
 	}
 	s.files, s.index = nil, nil
 }
+
+// size returns the number of h's hashes, without reading them.
+func (h *half) size() int {
+	if h.at.file != 0 {
+		return int(h.at.n)
+	}
+	return len(h.Hashes)
+}

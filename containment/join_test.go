@@ -1,0 +1,58 @@
+package containment
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Join reports exactly the pairs a comparison of all pairs reports, on sets that share
+// a common header (boilerplate), of sizes 0 to 300 times apart, with planted partial
+// copies, and compares fewer pairs than all of them.
+func TestJoinMatchesAllPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	header := make([]uint64, 40)
+	for i := range header {
+		header[i] = rng.Uint64()
+	}
+	var sets [][]uint64
+	for range 300 {
+		n := []int{0, 5, 20, 60, 200, 1500}[rng.IntN(6)]
+		s := slices.Clone(header[:rng.IntN(len(header)+1)])
+		for range n {
+			s = append(s, rng.Uint64()%50000)
+		}
+		if len(sets) > 0 && rng.IntN(3) == 0 { // a partial copy of an earlier set
+			src := sets[rng.IntN(len(sets))]
+			for _, h := range src {
+				if rng.Float64() < 0.85 {
+					s = append(s, h)
+				}
+			}
+		}
+		slices.Sort(s)
+		sets = append(sets, slices.Compact(s))
+	}
+	for _, th := range []float64{0.5, 0.8, 1} {
+		type p struct {
+			i, j int
+			sim  float64
+		}
+		var want, got []p
+		for i := range sets {
+			for j := i + 1; j < len(sets); j++ {
+				if s := Of(sets[i], sets[j]); s >= th {
+					want = append(want, p{i, j, s})
+				}
+			}
+		}
+		compared := Join(sets, th, func(i, j int, sim float64) { got = append(got, p{i, j, sim}) })
+		cmpP := func(a, b p) int { return (a.i-b.i)*len(sets) + a.j - b.j }
+		slices.SortFunc(got, cmpP)
+		require.NotEmpty(t, want, "t=%v", th)
+		require.Equal(t, want, got, "t=%v", th)
+		require.Less(t, compared, int64(len(sets)*(len(sets)-1)/2), "t=%v", th)
+	}
+}
