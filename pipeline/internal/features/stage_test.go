@@ -1,7 +1,6 @@
 package features
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -21,24 +20,11 @@ const stagePartitions = 3
 
 func init() {
 	register.Function2x0(setByHash)
-	register.Function3x0(locTexts)
 }
 
 // setByHash keys one set fingerprint by its hash's partition, as Sign does.
 func setByHash(k elem.SetKey, emit func(int, elem.SetBatch)) {
 	emit(elem.PartOfHash(k.Hash, stagePartitions), elem.SetBatch{Items: []elem.SetKey{k}})
-}
-
-// locTexts writes each location as "id file:line", marked when it is not keyed by its
-// id's partition.
-func locTexts(p int, b elem.LocBatch, emit func(string)) {
-	for _, l := range b.Items {
-		s := fmt.Sprintf("%s %s:%d", l.ID, l.File, l.Line)
-		if p != elem.PartOfString(l.ID, stagePartitions) {
-			s += fmt.Sprintf(" in partition %d", p)
-		}
-		emit(s)
-	}
 }
 
 // TestCollapse runs Collapse alone on hand-built set fingerprints: documents whose two
@@ -96,7 +82,7 @@ func TestCheckUniqueIDs(t *testing.T) {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)
 				return
 			}
-			passert.Equals(s, beam.ParDo(s, locTexts, checked), stagetest.Any(tc.want)...)
+			passert.Equals(s, stagetest.LocTexts(s, stagePartitions, checked), stagetest.Any(tc.want)...)
 			passert.Empty(s, idCheck)
 			require.NoError(t, ptest.Run(p))
 		})
