@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/stretchr/testify/require"
@@ -17,15 +16,6 @@ import (
 
 // stagePartitions is the partition count of the hand-built collections.
 const stagePartitions = 3
-
-func init() {
-	register.Function2x0(setByHash)
-}
-
-// setByHash keys one set fingerprint by its hash's partition, as Sign does.
-func setByHash(k elem.SetKey, emit func(int, elem.SetBatch)) {
-	emit(elem.PartOfHash(k.Hash, stagePartitions), elem.SetBatch{Items: []elem.SetKey{k}})
-}
 
 // TestCollapse runs Collapse alone on hand-built set fingerprints: documents whose two
 // fingerprints both match are joined to the smallest id among them by a similarity-1.0
@@ -51,7 +41,7 @@ func TestCollapse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
-			edges, counts := Collapse(s, beam.ParDo(s, setByHash, beam.CreateList(s, tc.sets)))
+			edges, counts := Collapse(s, stagetest.Sets(s, stagePartitions, tc.sets))
 			passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(tc.edges)...)
 			require.Equal(t, int64(len(tc.edges)), tallytest.Run(t, p, s, counts)["exact_duplicates"])
 		})

@@ -15,6 +15,8 @@ import (
 
 func init() {
 	register.DoFn2x0[elem.IDLoc, func(int, elem.LocBatch)](&locByIDFn{})
+	register.DoFn2x0[elem.SetKey, func(int, elem.SetBatch)](&setByHashFn{})
+	register.DoFn2x0[elem.BandEntry, func(int, elem.BandBatch)](&bandByKeyFn{})
 	register.Function2x0(lineTexts)
 	register.Function3x0(edgeTexts)
 	register.DoFn3x0[int, elem.LocBatch, func(string)](&locTextsFn{})
@@ -42,6 +44,30 @@ type locByIDFn struct{ Partitions int }
 
 func (f *locByIDFn) ProcessElement(l elem.IDLoc, emit func(int, elem.LocBatch)) {
 	emit(elem.PartOfString(l.ID, f.Partitions), elem.LocBatch{Items: []elem.IDLoc{l}})
+}
+
+// Sets returns keys as a PCollection<KV<int, SetBatch>>, each alone in a batch keyed
+// by its hash's partition out of partitions, as features.Sign sends them.
+func Sets(s beam.Scope, partitions int, keys []elem.SetKey) beam.PCollection {
+	return beam.ParDo(s, &setByHashFn{Partitions: partitions}, beam.CreateList(s, keys))
+}
+
+type setByHashFn struct{ Partitions int }
+
+func (f *setByHashFn) ProcessElement(k elem.SetKey, emit func(int, elem.SetBatch)) {
+	emit(elem.PartOfHash(k.Hash, f.Partitions), elem.SetBatch{Items: []elem.SetKey{k}})
+}
+
+// Bands returns entries as a PCollection<KV<int, BandBatch>>, each alone in a batch
+// keyed by its key's partition out of partitions, as features.Sign sends them.
+func Bands(s beam.Scope, partitions int, entries []elem.BandEntry) beam.PCollection {
+	return beam.ParDo(s, &bandByKeyFn{Partitions: partitions}, beam.CreateList(s, entries))
+}
+
+type bandByKeyFn struct{ Partitions int }
+
+func (f *bandByKeyFn) ProcessElement(e elem.BandEntry, emit func(int, elem.BandBatch)) {
+	emit(elem.PartOfHash(e.Key, f.Partitions), elem.BandBatch{Items: []elem.BandEntry{e}})
 }
 
 // Lines takes a PCollection<LineBatch> and returns a PCollection<string> of its
