@@ -1,11 +1,9 @@
 package features
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/stretchr/testify/require"
@@ -18,28 +16,6 @@ import (
 
 // stagePartitions is the partition count of the hand-built collections.
 const stagePartitions = 3
-
-func init() {
-	register.Function2x0(setByHash)
-	register.Function3x0(locTexts)
-}
-
-// setByHash keys one set fingerprint by its hash's partition, as Sign does.
-func setByHash(k elem.SetKey, emit func(int, elem.SetBatch)) {
-	emit(elem.PartOfHash(k.Hash, stagePartitions), elem.SetBatch{Items: []elem.SetKey{k}})
-}
-
-// locTexts writes each location as "id file:line", marked when it is not keyed by its
-// id's partition.
-func locTexts(p int, b elem.LocBatch, emit func(string)) {
-	for _, l := range b.Items {
-		s := fmt.Sprintf("%s %s:%d", l.ID, l.File, l.Line)
-		if p != elem.PartOfString(l.ID, stagePartitions) {
-			s += fmt.Sprintf(" in partition %d", p)
-		}
-		emit(s)
-	}
-}
 
 // TestCollapse runs Collapse alone on hand-built set fingerprints: documents whose two
 // fingerprints both match are joined to the smallest id among them by a similarity-1.0
@@ -65,7 +41,7 @@ func TestCollapse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
-			edges, counts := Collapse(s, beam.ParDo(s, setByHash, beam.CreateList(s, tc.sets)))
+			edges, counts := Collapse(s, stagetest.Sets(s, stagePartitions, tc.sets))
 			passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(tc.edges)...)
 			require.Equal(t, int64(len(tc.edges)), tallytest.Run(t, p, s, counts)["exact_duplicates"])
 		})
@@ -96,7 +72,7 @@ func TestCheckUniqueIDs(t *testing.T) {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)
 				return
 			}
-			passert.Equals(s, beam.ParDo(s, locTexts, checked), stagetest.Any(tc.want)...)
+			passert.Equals(s, stagetest.LocTexts(s, stagePartitions, checked), stagetest.Any(tc.want)...)
 			passert.Empty(s, idCheck)
 			require.NoError(t, ptest.Run(p))
 		})
