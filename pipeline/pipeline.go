@@ -34,7 +34,7 @@ func (pl *plan) build(s beam.Scope) {
 	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
 	exactEdges, exactCounts := features.Collapse(s, sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: cfg.containment})
+	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
