@@ -122,6 +122,19 @@ func Commit(ctx context.Context, dir string, prev, next *Manifest) error {
 	return collect(ctx, dir, prev, next)
 }
 
+// CommitOnce is Commit for a commit that may be run again after a kill: an index whose
+// manifest is next already is only collected.
+func CommitOnce(ctx context.Context, dir string, prev, next *Manifest) error {
+	if cur, err := ReadManifest(ctx, dir); err == nil && cur.Generation == next.Generation {
+		a, aerr := cur.Encode()
+		b, berr := next.Encode()
+		if aerr == nil && berr == nil && bytes.Equal(a, b) {
+			return collect(ctx, dir, prev, next)
+		}
+	}
+	return Commit(ctx, dir, prev, next)
+}
+
 // retire sets n.Retired to the files prev names that n does not.
 func (n *Manifest) retire(prev *Manifest) {
 	kept := map[string]bool{}

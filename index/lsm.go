@@ -197,6 +197,16 @@ func AddSegment(ctx context.Context, dir string, prev *Manifest, fill func(b *se
 // the directory of prev.GenerationDir()) added, merged with the newest segments as the
 // tiering rule says (see MergeFactor).
 func CommitSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEntry) (*Manifest, error) {
+	next, err := PrepareSegment(ctx, dir, prev, e)
+	if err != nil {
+		return nil, err
+	}
+	return next, Commit(ctx, dir, prev, next)
+}
+
+// PrepareSegment returns the generation after prev with the segment e added, writing
+// the merged segment the tiering rule asks for, but commits nothing.
+func PrepareSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEntry) (*Manifest, error) {
 	next := prev.WithSegments(len(prev.Segments), len(prev.Segments), e)
 	if from := tierStart(next.Segments); from < len(next.Segments)-1 {
 		merged, err := mergeSegments(ctx, dir, path.Dir(e.Path)+"/merged-"+path.Base(e.Path), next, from, len(next.Segments))
@@ -209,7 +219,7 @@ func CommitSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEnt
 		}
 		next = prev.WithSegments(from, len(prev.Segments), merged)
 	}
-	return next, Commit(ctx, dir, prev, next)
+	return next, nil
 }
 
 // Compact commits the generation after m with all its segments merged into one. An

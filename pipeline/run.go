@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 
 	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/io/source"
@@ -55,6 +57,13 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	dir, err := openRunDir(ctx, cfg.Output)
 	if err != nil {
 		return nil, err
+	}
+	if dir.recovered && len(cfg.Against) > 0 {
+		// The commit it finished may have committed an --against index's generation.
+		if err := cfg.OpenIndexes(ctx); err != nil {
+			dir.abort(ctx)
+			return nil, err
+		}
 	}
 	for _, n := range dir.Notes {
 		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", n)
@@ -106,15 +115,15 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if names, err = writeReport(ctx, &cfg, tempDir, st, names); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
-	commitIndex, err := cfg.indexCommit(ctx, tempDir)
-	if err != nil {
+	if err := cfg.indexCommit(ctx, tempDir); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}
 	if err := dir.commit(ctx, names, olderOutputs()); err != nil {
+		var fe *commit.FollowUpError
+		if errors.As(err, &fe) {
+			return st, fmt.Errorf("outputs are in %s, but %s was not committed with them: %w", cfg.Output, fe.What, fe.Err)
+		}
 		return st, dir.failed(ctx, err.Error())
-	}
-	if err := commitIndex(); err != nil {
-		return st, fmt.Errorf("outputs are in %s, but the index was not updated: %w", cfg.Output, err)
 	}
 	return st, nil
 }

@@ -227,3 +227,70 @@ func TestHostileJournalIsRefused(t *testing.T) {
 		assert.Equal(t, set{"stats.json": "keep me"}, readSet(t, dir))
 	}
 }
+
+// sideHandler is a follow-up that writes "done" to the file its data names, as an
+// index's commit stands beside the outputs'.
+func init() {
+	Handle("test-side", func(ctx context.Context, data []byte) error {
+		return os.WriteFile(string(data), []byte("done"), 0o666)
+	})
+}
+
+// A follow-up commits with the outputs: killed at each step in turn and recovered, the
+// directory holds the older set and the follow-up did not run, or the new set and it
+// ran; never the new outputs without it (or it without them). Recover says so.
+func TestFollowUpCommitsWithTheOutputs(t *testing.T) {
+	for _, journal := range []bool{false, true} {
+		t.Run(fmt.Sprintf("journal=%v", journal), func(t *testing.T) {
+			localSwitch = !journal
+			defer func() { localSwitch = true }()
+			sawOld, sawNew := false, false
+			for n := 1; ; n++ {
+				dir, tmp, before, after := prepare(t, "dedup")
+				side := filepath.Join(t.TempDir(), "side")
+				require.NoError(t, SetFollowUp(context.Background(), tmp, "test-side", "the side file", []byte(side)))
+				stopped := commitUntil(t, tmp, dir, newSets["dedup"].names, n)
+				msg := ""
+				if stopped {
+					var err error
+					msg, err = Recover(context.Background(), dir)
+					require.NoError(t, err, "step %d", n)
+				}
+				_, serr := os.Stat(side)
+				got := readSet(t, dir)
+				switch {
+				case equal(got, after):
+					sawNew = sawNew || stopped
+					assert.NoError(t, serr, "step %d: the new outputs without their follow-up", n)
+					if stopped && msg != "" {
+						assert.Contains(t, msg, "and the side file committed with them", "step %d", n)
+					}
+				case equal(got, before):
+					sawOld = true
+					assert.Error(t, serr, "step %d: the follow-up ran without the outputs", n)
+				default:
+					t.Fatalf("step %d: neither set: %v", n, got)
+				}
+				os.RemoveAll(tmp)
+				if !stopped {
+					break
+				}
+			}
+			assert.True(t, sawOld && sawNew, "kills came before and after the switch")
+		})
+	}
+}
+
+// A follow-up that fails after the switch leaves the new outputs committed and is
+// reported as a *FollowUpError naming what was not committed.
+func TestFailedFollowUpIsReported(t *testing.T) {
+	Handle("test-fail", func(context.Context, []byte) error { return fmt.Errorf("index changed meanwhile") })
+	dir, tmp, _, after := prepare(t, "dedup")
+	require.NoError(t, SetFollowUp(context.Background(), tmp, "test-fail", "the index's generation 2", nil))
+	err := Commit(context.Background(), tmp, dir, newSets["dedup"].names, allNames)
+	var fe *FollowUpError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "the index's generation 2: index changed meanwhile", err.Error())
+	assert.Equal(t, after, readSet(t, dir))
+	assert.Empty(t, hidden(t, dir))
+}

@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,18 +72,20 @@ func commitLocal(tmp, dir string, names, older []string) (done bool, err error) 
 	if err := pointCurrent(dir, tmp, newDir); err != nil {
 		return true, fmt.Errorf("commit: %w", err)
 	}
+	_, ferr := runFollowUp(context.Background(), tmp)
 	if err := materialize(dir, newDir); err != nil {
 		return true, fmt.Errorf("commit: %w", err)
 	}
 	step()
 	if err := os.RemoveAll(tmp); err != nil {
-		return true, fmt.Errorf("commit: clean up: %w", err)
+		return true, withFollowUp(fmt.Errorf("commit: clean up: %w", err), ferr)
 	}
-	return true, nil
+	return true, ferr
 }
 
-// recoverLocal finishes the local commit Current belongs to: into the set it points at.
-func recoverLocal(dir string) (string, error) {
+// recoverLocal finishes the local commit Current belongs to: into the set it points at,
+// running its follow-up first when that is the new set.
+func recoverLocal(ctx context.Context, dir string) (string, error) {
 	target, err := os.Readlink(filepath.Join(dir, Current))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -90,11 +93,16 @@ func recoverLocal(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("recover the interrupted commit in %s: %w", dir, err)
 	}
+	var what string
+	var ferr error
+	if filepath.Base(target) == "new" {
+		what, ferr = runFollowUp(ctx, filepath.Join(dir, filepath.Dir(target)))
+	}
 	if err := materialize(dir, filepath.Join(dir, target)); err != nil {
 		return "", fmt.Errorf("recover the interrupted commit in %s: %w", dir, err)
 	}
 	if filepath.Base(target) == "new" {
-		return "finished the commit of a run that was killed while committing: " + dir + " holds that run's outputs", nil
+		return recovered("finished the commit of a run that was killed while committing: "+dir+" holds that run's outputs", what, ferr), nil
 	}
 	return "undid the commit of a run that was killed before its outputs were published: " + dir + " holds the outputs it held before", nil
 }
