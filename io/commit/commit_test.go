@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -293,4 +294,78 @@ func TestFailedFollowUpIsReported(t *testing.T) {
 	assert.Equal(t, "the index's generation 2: index changed meanwhile", err.Error())
 	assert.Equal(t, after, readSet(t, dir))
 	assert.Empty(t, hidden(t, dir))
+}
+
+// event is one file operation step or sync seen during a commit, with what a recovery
+// would find at that moment: where Current points and whether Journal exists.
+type event struct {
+	what, current string
+	journal       bool
+}
+
+// recordCommit commits kind's set, recording every step and sync.
+func recordCommit(t *testing.T, kind string) (dir string, log []event) {
+	dir, tmp, _, _ := prepare(t, kind)
+	require.NoError(t, SetFollowUp(context.Background(), tmp, "test-side", "the side file", []byte(filepath.Join(t.TempDir(), "side"))))
+	see := func(what string) {
+		cur, err := os.Readlink(filepath.Join(dir, Current))
+		if err == nil {
+			cur = filepath.Base(cur)
+		}
+		_, jerr := os.Lstat(filepath.Join(dir, Journal))
+		rel, _ := filepath.Rel(dir, what)
+		log = append(log, event{what: rel, current: cur, journal: jerr == nil})
+	}
+	onStep = func(int) { see("step") }
+	onSync = func(kind, p string) { see(p) }
+	defer func() { onStep, onSync = nil, nil }()
+	require.NoError(t, Commit(context.Background(), tmp, dir, newSets[kind].names, allNames))
+	for i := range log {
+		if log[i].what == "../step" {
+			log[i].what = "step"
+		}
+	}
+	return dir, log
+}
+
+// A decided commit survives a power loss: locally the new set and the follow-up are
+// synced before the switch, the directory right after it, and again before Current
+// goes; with the journal, the staged journal and the temporary directory before the
+// journal's rename, the directory right after it, and the copies before the journal
+// goes.
+func TestCommitSyncsWhatItsDecisionNeeds(t *testing.T) {
+	t.Run("local", func(t *testing.T) {
+		_, log := recordCommit(t, "dedup")
+		switched := slices.IndexFunc(log, func(e event) bool { return e.current == "new" })
+		require.Greater(t, switched, 0)
+		assert.Equal(t, ".", log[switched].what, "the first thing after the switch syncs the directory")
+		for _, want := range []string{"kept/part-0", "kept/part-1", "removed.jsonl", "report.html", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool { return strings.HasSuffix(e.what, "/new/"+want) })
+			assert.True(t, i >= 0 && i < switched, "%s synced before the switch", want)
+		}
+		i := slices.IndexFunc(log, func(e event) bool { return strings.HasSuffix(e.what, FollowUpName) })
+		assert.True(t, i >= 0 && i < switched, "the follow-up synced before the switch")
+		gone := slices.IndexFunc(log[switched:], func(e event) bool { return e.current == "" }) + switched
+		require.Greater(t, gone, switched)
+		assert.Equal(t, ".", log[gone-2].what, "the directory synced before Current is removed")
+		assert.Equal(t, ".", log[gone].what, "and after")
+	})
+	t.Run("journal", func(t *testing.T) {
+		localSwitch = false
+		defer func() { localSwitch = true }()
+		_, log := recordCommit(t, "dedup")
+		decided := slices.IndexFunc(log, func(e event) bool { return e.journal })
+		require.Greater(t, decided, 0)
+		assert.Equal(t, ".", log[decided].what, "the first thing after the journal's rename syncs the directory")
+		for _, want := range []string{"commit.json", FollowUpName, "kept/part-0", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool {
+				return strings.HasSuffix(e.what, "/"+want) && strings.HasPrefix(e.what, ".neardup-tmp-")
+			})
+			assert.True(t, i >= 0 && i < decided, "%s synced before the journal's rename", want)
+		}
+		for _, want := range []string{"kept/part-0", "kept/part-1", "removed.jsonl", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool { return e.what == want })
+			assert.True(t, i > decided && log[i].journal, "the copy %s synced before the journal goes", want)
+		}
+	})
 }

@@ -42,8 +42,14 @@ func commitJournal(ctx context.Context, tmp, dir string, names, older []string) 
 	if err := writeFile(ctx, staged, b); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if err := errors.Join(syncPath("file", staged), syncTree(tmp)); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	step()
 	if err := files.Rename(ctx, staged, files.Join(dir, Journal)); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := syncPath("dir", dir); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	_, err = rollForward(ctx, dir, j)
@@ -122,8 +128,20 @@ func rollForward(ctx context.Context, dir string, j journal) (string, error) {
 		}
 	}
 	what, ferr := runFollowUp(ctx, tmp)
+	// The copies are on disk before the journal that would redo them goes.
+	for _, n := range j.Names {
+		if err := syncTree(files.Join(dir, n)); err != nil {
+			return "", fmt.Errorf("commit %s: %w", n, err)
+		}
+	}
+	if err := syncPath("dir", dir); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
 	step()
 	if err := files.Remove(ctx, files.Join(dir, Journal)); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	if err := syncPath("dir", dir); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	step()

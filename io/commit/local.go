@@ -69,6 +69,10 @@ func commitLocal(tmp, dir string, names, older []string) (done bool, err error) 
 			return true, fmt.Errorf("commit %s: %w", n, err)
 		}
 	}
+	// The new set and the follow-up are on disk before the switch decides the commit.
+	if err := errors.Join(syncTree(newDir), syncIfExists(filepath.Join(tmp, FollowUpName))); err != nil {
+		return true, fmt.Errorf("commit: %w", err)
+	}
 	if err := pointCurrent(dir, tmp, newDir); err != nil {
 		return true, fmt.Errorf("commit: %w", err)
 	}
@@ -140,11 +144,15 @@ func materialize(dir, from string) error {
 			}
 		}
 	}
+	// The plain files are in place on disk before Current, which recovery reads, goes.
+	if err := syncPath("dir", dir); err != nil {
+		return err
+	}
 	step()
 	if err := os.Remove(filepath.Join(dir, Current)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return nil
+	return syncPath("dir", dir)
 }
 
 // replaceLink moves src to the place of the symlink at dst: in one rename for a file; a
@@ -174,7 +182,10 @@ func pointCurrent(dir, tmp, target string) error {
 		return err
 	}
 	step()
-	return os.Rename(link, filepath.Join(dir, Current))
+	if err := os.Rename(link, filepath.Join(dir, Current)); err != nil {
+		return err
+	}
+	return syncPath("dir", dir)
 }
 
 // throughCurrent makes dir/n a symlink to Current/n. When exists, dir/n is replaced
