@@ -15,9 +15,9 @@ import (
 	"github.com/neardup/neardup/io/files"
 )
 
-// A file of a generation is written under its name plus partialSuffix, synced, and
-// renamed to its name before the manifest naming it is committed: a name without the
-// suffix is whole. The partial files of a run that was killed are deleted by the next
+// A local file of a generation is written under its name plus partialSuffix, synced,
+// and renamed to its name before the manifest naming it is committed: a name without
+// the suffix is whole (on object stores an object is whole once it appears). The partial files of a run that was killed are deleted by the next
 // commit of a generation at least as new (cleanPartials), and a SIGINT or SIGTERM
 // deletes the one being written.
 const partialSuffix = ".partial"
@@ -96,7 +96,10 @@ func createPartial(ctx context.Context, dir, rel string) (io.Writer, func(werr e
 		return nil, nil, fmt.Errorf("index %s: %s: %w", dir, quoteCapped(rel), err)
 	}
 	final := files.Join(dir, rel)
-	part := final + partialSuffix
+	part := final
+	if files.IsLocal(final) {
+		part += partialSuffix // an object appears only once its write is finished
+	}
 	unregister := interrupt.Register(func() string {
 		files.Remove(context.Background(), part)
 		if files.IsLocal(part) {
@@ -118,7 +121,7 @@ func createPartial(ctx context.Context, dir, rel string) (io.Writer, func(werr e
 		if werr == nil {
 			werr = syncFile(part)
 		}
-		if werr == nil {
+		if werr == nil && part != final {
 			fsOp("rename", part)
 			werr = files.Rename(ctx, part, final)
 		}
