@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -180,6 +181,7 @@ func keys(m map[string]string) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -258,4 +260,91 @@ func TestOverwriteKilledAtEveryCommitStepOnS3(t *testing.T) {
 		}
 	}
 	assert.True(t, sawOld && sawNew && sawPending, "kills before the journal, while it was there, after it: %v %v %v", sawOld, sawPending, sawNew)
+}
+
+// indexState is an index's generation and document count, from its manifest.
+func indexState(t *testing.T, dir string) (gen, docs int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	require.NoError(t, err)
+	var m struct {
+		Generation int `json:"generation"`
+		Documents  int `json:"documents"`
+	}
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m.Generation, m.Documents
+}
+
+// A dedup --update-index run killed at each step of its commit in turn leaves its
+// outputs and the index's new generation committed as one: no outputs and the index as
+// it was, or both; or a commit cut short that the next run into the output finishes,
+// index included, saying so. Never the outputs without the index's generation.
+func TestUpdateIndexKilledAtEveryCommitStep(t *testing.T) {
+	base := t.TempDir()
+	first := filepath.Join(base, "first.jsonl")
+	require.NoError(t, os.WriteFile(first, []byte(`{"id": "X1", "text": "black white"}`+"\n"+`{"id": "X2", "text": "one two three four"}`+"\n"), 0o644))
+	idx := filepath.Join(base, "idx")
+	neardup(t, nil, "index", "--input", first, "--ngram", "2", "--output", idx)
+	args := []string{"dedup", "--input", "testdata/seed.jsonl", "--ngram", "2", "--quiet", "--update-index", "--overwrite"}
+
+	ref := filepath.Join(base, "ref-idx")
+	require.NoError(t, os.CopyFS(ref, os.DirFS(idx)))
+	fresh := filepath.Join(base, "fresh")
+	neardup(t, nil, append(args, "--against", ref, "--output", fresh)...)
+	newBytes := readerView(t, fresh)
+	_, refDocs := indexState(t, ref)
+	gen0, docs0 := indexState(t, idx)
+	require.Greater(t, refDocs, docs0, "the run adds documents to the index")
+
+	const batch = 8
+	var mu sync.Mutex
+	seen := map[string]int{}
+	for first := 1; seen["whole"] == 0; first += batch {
+		require.Less(t, first, 400, "the commit never ended")
+		t.Run(fmt.Sprintf("steps %d-%d", first, first+batch-1), func(t *testing.T) {
+			for n := first; n < first+batch; n++ {
+				t.Run(fmt.Sprint(n), func(t *testing.T) {
+					t.Parallel()
+					in, out := filepath.Join(base, fmt.Sprintf("idx-%d", n)), filepath.Join(base, fmt.Sprintf("out-%d", n))
+					require.NoError(t, os.CopyFS(in, os.DirFS(idx)))
+					run := append(args, "--against", in, "--output", out)
+					left := "whole"
+					if runKilledAt(t, n, nil, run...) {
+						_, pending := os.Lstat(filepath.Join(out, ".neardup-current"))
+						gen, docs := indexState(t, in)
+						switch view := readerView(t, out); {
+						case pending == nil:
+							left = "pending"
+						case len(view) == 0:
+							left = "old"
+							assert.Equal(t, [2]int{gen0, docs0}, [2]int{gen, docs}, "step %d: no outputs, but the index changed", n)
+						case assert.ObjectsAreEqual(keys(newBytes), keys(view)):
+							left = "new" // (the outputs name the index and the output directory)
+							assert.Equal(t, [2]int{gen0 + 1, refDocs}, [2]int{gen, docs}, "step %d: outputs committed without the index's generation", n)
+						default:
+							t.Fatalf("step %d: %s holds neither set: %v", n, out, keys(view))
+						}
+						if left == "pending" {
+							code, _, stderr := runNeardup(t, run...)
+							require.Equal(t, 0, code, stderr)
+							if assert.Contains(t, stderr, "the commit of a run that was killed", "step %d", n) &&
+								strings.Contains(stderr, "finished the commit") {
+								assert.Contains(t, stderr, fmt.Sprintf("generation %d of index %s committed with them", gen0+1, in), "step %d", n)
+							}
+							_, docs := indexState(t, in)
+							assert.Equal(t, refDocs, docs, "step %d: the index after the next run", n)
+						}
+					} else {
+						assert.Equal(t, keys(newBytes), keys(readerView(t, out)))
+						assert.Equal(t, [2]int{gen0 + 1, refDocs}, func() [2]int { g, d := indexState(t, in); return [2]int{g, d} }())
+					}
+					mu.Lock()
+					seen[left]++
+					mu.Unlock()
+				})
+			}
+		})
+	}
+	t.Logf("kills that left: %v", seen)
+	assert.Greater(t, seen["pending"], 0, "some kill came during the switch")
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,4 +83,41 @@ func TestIndexKeepsRunnerLogsInBeamLog(t *testing.T) {
 	log, err := os.ReadFile(logPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "level=INFO")
+}
+
+// partials lists the .partial files under an index directory's generations.
+func partials(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "gen-*", "*.partial"))
+	require.NoError(t, err)
+	return m
+}
+
+// `neardup index` stopped by SIGTERM while it writes its segment removes the partial
+// file (and its generation directory); one stopped by SIGKILL leaves it, and the next
+// build into the directory removes it when it commits.
+func TestIndexInterruptedLeavesNoPartialSegment(t *testing.T) {
+	big := paddedCorpus(t, 60000, 200)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			p := startNeardup(t, "index", "--input", big, "--output", idx)
+			waitFor(t, p, "the segment is being written", func() bool { return len(partials(t, idx)) > 0 })
+			require.NoError(t, p.cmd.Process.Signal(sig))
+			require.Error(t, p.wait())
+			if sig == syscall.SIGTERM {
+				assert.Contains(t, p.stderr.String(), "interrupted by SIGTERM; removed the partial index file")
+				assert.Empty(t, partials(t, idx))
+				gens, _ := filepath.Glob(filepath.Join(idx, "gen-*"))
+				assert.Empty(t, gens, "the empty generation directory is removed")
+				return
+			}
+			left := partials(t, idx)
+			require.Len(t, left, 1, "SIGKILL leaves the partial file")
+			neardup(t, nil, "index", "--input", "testdata/seed.jsonl", "--output", idx)
+			assert.Empty(t, partials(t, idx), "the next build removes what the killed one left")
+			_, err := os.Stat(filepath.Dir(left[0]))
+			assert.True(t, os.IsNotExist(err), "and its generation directory")
+		})
+	}
 }

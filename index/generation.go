@@ -59,6 +59,7 @@ func (m *Manifest) Next(entries []FileEntry) *Manifest {
 		n.Shingles += f.Shingles
 	}
 	slices.SortFunc(n.Files, func(a, b FileEntry) int { return cmp.Compare(a.Shard, b.Shard) })
+	n.retire(m)
 	return &n
 }
 
@@ -85,10 +86,12 @@ func (m *Manifest) Encode() ([]byte, error) {
 // Commit makes next the index's current generation. prev is the manifest next was made
 // from (generation 0: a new index). It fails, changing nothing, when the index is no
 // longer at prev's generation (another update committed meanwhile). The manifest is
-// written under a temporary name and renamed over manifest.json: readers see the whole
-// old or the whole new manifest. Then the files of generations older than prev, which no
-// reader can still be using, are deleted.
+// written under a temporary name, synced, and renamed over manifest.json: readers see
+// the whole old or the whole new manifest. Then collect deletes what prev retired.
 func Commit(ctx context.Context, dir string, prev, next *Manifest) error {
+	if err := CheckDir(dir); err != nil {
+		return err
+	}
 	cur, err := ReadManifest(ctx, dir)
 	switch {
 	case prev.Generation == 0 && err == nil:
@@ -98,53 +101,89 @@ func Commit(ctx context.Context, dir string, prev, next *Manifest) error {
 	case prev.Generation > 0 && cur.Generation != prev.Generation:
 		return fmt.Errorf("index %s: changed during the run (generation %d, this run started from %d); nothing was committed, rerun", dir, cur.Generation, prev.Generation)
 	}
+	if err := next.CheckPaths(dir); err != nil {
+		return err
+	}
 	b, err := next.Encode()
 	if err != nil {
 		return fmt.Errorf("index %s: encode manifest: %w", dir, err)
 	}
 	tmp := files.Join(dir, fmt.Sprintf(".%s.tmp-%d", ManifestName, next.Generation))
-	w, err := files.Create(ctx, tmp)
-	if err != nil {
-		return err
+	if err := writeSynced(ctx, tmp, b); err != nil {
+		return fmt.Errorf("index %s: write manifest: %w", dir, err)
 	}
-	if _, err := w.Write(b); err != nil {
-		w.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
+	fsOp("rename", tmp)
 	if err := files.Rename(ctx, tmp, files.Join(dir, ManifestName)); err != nil {
+		return fmt.Errorf("index %s: commit manifest: %w", dir, err)
+	}
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("index %s: commit manifest: %w", dir, err)
 	}
 	return collect(ctx, dir, prev, next)
 }
 
-// collect deletes the files of generations older than prev that next does not use.
+// CommitOnce is Commit for a commit that may be run again after a kill: an index whose
+// manifest is next already is only collected.
+func CommitOnce(ctx context.Context, dir string, prev, next *Manifest) error {
+	if cur, err := ReadManifest(ctx, dir); err == nil && cur.Generation == next.Generation {
+		a, aerr := cur.Encode()
+		b, berr := next.Encode()
+		if aerr == nil && berr == nil && bytes.Equal(a, b) {
+			return collect(ctx, dir, prev, next)
+		}
+	}
+	return Commit(ctx, dir, prev, next)
+}
+
+// retire sets n.Retired to the files prev names that n does not.
+func (n *Manifest) retire(prev *Manifest) {
+	kept := map[string]bool{}
+	for _, p := range n.paths() {
+		kept[p] = true
+	}
+	n.Retired = nil
+	for _, p := range prev.paths() {
+		if !kept[p] {
+			n.Retired = append(n.Retired, p)
+		}
+	}
+}
+
+// paths are the files m names for reading.
+func (m *Manifest) paths() []string {
+	var out []string
+	for _, f := range m.Files {
+		out = append(out, f.Path)
+	}
+	for _, s := range m.Segments {
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+// collect deletes the files prev retired (those of prev's predecessor that prev does
+// not use: no reader can still be using them once next is committed), then the partial
+// files of runs that wrote a generation up to next's and lost or died, then generation
+// directories so emptied. It deletes nothing else, and nothing reached through a
+// symlink (CheckPath).
 func collect(ctx context.Context, dir string, prev, next *Manifest) error {
 	used := map[string]bool{}
-	for _, m := range []*Manifest{prev, next} {
-		for _, f := range m.Files {
-			used[f.Path] = true
-		}
-		for _, f := range m.Segments {
-			used[f.Path] = true
-		}
+	for _, p := range next.paths() {
+		used[p] = true
 	}
-	all, err := files.Expand(ctx, []string{files.Join(dir, "gen-*/*")})
-	if err != nil {
-		return nil // nothing to collect (Expand fails on no match)
-	}
-	for _, p := range all {
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
-		if used[rel] || generationOf(rel) >= prev.Generation {
+	for _, rel := range prev.Retired {
+		if used[rel] {
 			continue
 		}
-		if err := files.Remove(ctx, p); err != nil {
+		if err := CheckPath(dir, rel); err != nil {
+			return fmt.Errorf("index %s: old generation file %s not deleted: %w", dir, quoteCapped(rel), err)
+		}
+		fsOp("remove", rel)
+		if err := files.Remove(ctx, files.Join(dir, rel)); err != nil && !notExist(err) {
 			return fmt.Errorf("index %s: delete old generation file: %w", dir, err)
 		}
 	}
-	return nil
+	return cleanPartials(ctx, dir, next.Generation)
 }
 
 // generationOf parses "gen-000002-xxxx/..." into 2; unknown names count as new (kept).

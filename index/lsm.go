@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/neardup/neardup/index/segment"
 	"github.com/neardup/neardup/io/files"
@@ -48,19 +47,6 @@ func NewSegmented(p Params, shingleBits int) *Manifest {
 // Segmented reports whether the index is made of segments (format version 2).
 func (m *Manifest) Segmented() bool { return m.FormatVersion == FormatSegments }
 
-// CheckRelPath accepts a manifest's file path only when it is a plain relative name
-// inside the index directory: the manifest is input, and a path like "../x", "/etc/x"
-// or "gs://other/x" must not make neardup read or delete files elsewhere.
-func CheckRelPath(p string) error {
-	switch {
-	case p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || strings.Contains(p, ":"):
-	case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
-	default:
-		return nil
-	}
-	return fmt.Errorf("file path %q is not a plain relative name inside the index directory", p)
-}
-
 // checkSegments checks the segment entries of a version 2 manifest as read.
 func (m *Manifest) checkSegments(dir string) error {
 	if !m.Segmented() {
@@ -71,9 +57,6 @@ func (m *Manifest) checkSegments(dir string) error {
 	}
 	var docs int64
 	for _, s := range m.Segments {
-		if err := CheckRelPath(s.Path); err != nil {
-			return fmt.Errorf("index %s: %s is damaged: %w", dir, ManifestName, err)
-		}
 		docs += s.Documents
 	}
 	if docs != m.Documents {
@@ -104,12 +87,14 @@ func (m *Manifest) verifySegments(ctx context.Context, dir string) error {
 func (m *Manifest) WithSegments(from, to int, added ...SegmentEntry) *Manifest {
 	n := *m
 	n.Generation = m.Generation + 1
+	n.Files = []FileEntry{}
 	n.Segments = append(append(append([]SegmentEntry{}, m.Segments[:from]...), added...), m.Segments[to:]...)
 	n.Documents, n.Shingles = 0, 0
 	for _, s := range n.Segments {
 		n.Documents += s.Documents
 		n.Shingles += s.Shingles
 	}
+	n.retire(m)
 	return &n
 }
 
@@ -130,20 +115,14 @@ func WriteSegment(ctx context.Context, dir, rel string, m *Manifest, fill func(b
 }
 
 func writeSegmentFile(ctx context.Context, dir, rel string, write func(*countingHash) (docs, shingles int64, err error)) (SegmentEntry, error) {
-	p := files.Join(dir, rel)
-	out, err := files.Create(ctx, p)
+	out, finish, err := createPartial(ctx, dir, rel)
 	if err != nil {
 		return SegmentEntry{}, err
 	}
 	ch := &countingHash{w: out, h: sha256.New()}
 	docs, shingles, err := write(ch)
-	if err != nil {
-		out.Close()
-		files.Remove(ctx, p)
-		return SegmentEntry{}, fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := out.Close(); err != nil {
-		return SegmentEntry{}, fmt.Errorf("write %s: %w", p, err)
+	if err := finish(err); err != nil {
+		return SegmentEntry{}, err
 	}
 	return SegmentEntry{Path: rel, Documents: docs, Shingles: shingles, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}, nil
 }
@@ -218,16 +197,29 @@ func AddSegment(ctx context.Context, dir string, prev *Manifest, fill func(b *se
 // the directory of prev.GenerationDir()) added, merged with the newest segments as the
 // tiering rule says (see MergeFactor).
 func CommitSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEntry) (*Manifest, error) {
+	next, err := PrepareSegment(ctx, dir, prev, e)
+	if err != nil {
+		return nil, err
+	}
+	return next, Commit(ctx, dir, prev, next)
+}
+
+// PrepareSegment returns the generation after prev with the segment e added, writing
+// the merged segment the tiering rule asks for, but commits nothing.
+func PrepareSegment(ctx context.Context, dir string, prev *Manifest, e SegmentEntry) (*Manifest, error) {
 	next := prev.WithSegments(len(prev.Segments), len(prev.Segments), e)
 	if from := tierStart(next.Segments); from < len(next.Segments)-1 {
 		merged, err := mergeSegments(ctx, dir, path.Dir(e.Path)+"/merged-"+path.Base(e.Path), next, from, len(next.Segments))
 		if err != nil {
 			return nil, err
 		}
-		files.Remove(ctx, files.Join(dir, e.Path))
+		if CheckPath(dir, e.Path) == nil {
+			fsOp("remove", e.Path)
+			files.Remove(ctx, files.Join(dir, e.Path))
+		}
 		next = prev.WithSegments(from, len(prev.Segments), merged)
 	}
-	return next, Commit(ctx, dir, prev, next)
+	return next, nil
 }
 
 // Compact commits the generation after m with all its segments merged into one. An

@@ -133,13 +133,23 @@ type Manifest struct {
 	Segments []SegmentEntry `json:"segments,omitempty"`
 	// ShingleBits, in format version 2, is the width of the stored shingle hashes.
 	ShingleBits int `json:"shingle_bits,omitempty"`
+	// Retired are the files the previous generation named that this one does not:
+	// readers of that generation may still use them, so they are deleted when the
+	// generation after this one is committed. Only files a manifest names are deleted.
+	Retired []string `json:"retired,omitempty"`
 }
 
 // ReadManifest reads dir's manifest. A missing manifest, one that is not JSON, one of
-// another format or version, or one naming a shard path outside dir (CheckPaths) is an
-// error naming the index.
+// another format or version, or one naming a path outside dir (CheckPaths) is an error
+// naming the index, and so is a local dir or manifest that is a symlink (CheckDir).
 func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
 	path := files.Join(dir, ManifestName)
+	if err := noSymlinks(dir, ManifestName); err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
 	r, err := files.Open(ctx, path)
 	if err != nil {
 		if files.IsLocal(path) && !errors.Is(err, os.ErrNotExist) {

@@ -44,8 +44,8 @@ func TestHostileManifestPaths(t *testing.T) {
 		{secretPath, "absolute"},
 		{"gen-1/../../outside/secret.parquet", `".." segment`},
 		{"..", `".." segment`},
-		{"gen-link/secret.parquet", "outside the index directory through a symlink"},
-		{good.Path + ".evil", "outside the index directory through a symlink"},
+		{"gen-link/secret.parquet", "is a symlink; neardup follows no symlink inside an index"},
+		{good.Path + ".evil", "is a symlink; neardup follows no symlink inside an index"},
 		{"./" + good.Path, `"." segment`},
 		{strings.Replace(good.Path, "/", "//", 1), "empty segment"},
 		{good.Path + "/", "empty segment"},
@@ -59,59 +59,82 @@ func TestHostileManifestPaths(t *testing.T) {
 		{strings.Repeat("../", 100000) + "etc/passwd", `".." segment`},
 	}
 	for _, c := range cases {
-		hostile := *m
-		hostile.Files = []FileEntry{{Shard: 0, Path: c.path, Rows: m.Documents, Bytes: int64(len(secret) + 1), SHA256: hex.EncodeToString(sum[:])}}
-		b, err := json.Marshal(&hostile)
-		if err != nil {
-			t.Fatal(err)
+		// The same path as a format 1 shard, a format 2 segment and a retired file.
+		entries := []struct {
+			name string
+			set  func(h *Manifest)
+		}{
+			{"files[0] (shard 0) path ", func(h *Manifest) {
+				h.Files = []FileEntry{{Shard: 0, Path: c.path, Rows: m.Documents, Bytes: int64(len(secret) + 1), SHA256: hex.EncodeToString(sum[:])}}
+			}},
+			{"segments[0] path ", func(h *Manifest) {
+				h.FormatVersion, h.ShingleBits, h.Files = FormatSegments, 32, []FileEntry{}
+				h.Segments = []SegmentEntry{{Path: c.path, Documents: m.Documents, Bytes: int64(len(secret) + 1), SHA256: hex.EncodeToString(sum[:])}}
+			}},
+			{"retired[0] path ", func(h *Manifest) { h.Retired = []string{c.path} }},
 		}
-		if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, read := range []func() error{
-			func() error { _, err := ReadManifest(context.Background(), dir); return err },
-			func() error { _, err := Open(context.Background(), dir, testParams); return err },
-		} {
-			err := read()
-			if err == nil {
-				t.Errorf("path %q: accepted", c.path)
-				continue
+		for _, e := range entries {
+			hostile := *m
+			e.set(&hostile)
+			b, err := json.Marshal(&hostile)
+			if err != nil {
+				t.Fatal(err)
 			}
-			msg := err.Error()
-			if !strings.Contains(msg, "files[0] (shard 0) path ") || !strings.Contains(msg, c.why) {
-				t.Errorf("path %q: error does not name the entry and why (%s): %s", c.path, c.why, msg)
+			if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
+				t.Fatal(err)
 			}
-			if strings.Contains(msg, secret) {
-				t.Errorf("path %q: error echoes file content: %s", c.path, msg)
-			}
-			if len(msg) > 1000 {
-				t.Errorf("path %q: error of %d bytes", c.path, len(msg))
+			for _, read := range []func() error{
+				func() error { _, err := ReadManifest(context.Background(), dir); return err },
+				func() error { _, err := Open(context.Background(), dir, testParams); return err },
+			} {
+				err := read()
+				if err == nil {
+					t.Errorf("%s%q: accepted", e.name, c.path)
+					continue
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, e.name) || !strings.Contains(msg, c.why) {
+					t.Errorf("%s%q: error does not name the entry and why (%s): %s", e.name, c.path, c.why, msg)
+				}
+				if strings.Contains(msg, secret) {
+					t.Errorf("%s%q: error echoes file content: %s", e.name, c.path, msg)
+				}
+				if len(msg) > 1000 {
+					t.Errorf("%s%q: error of %d bytes", e.name, c.path, len(msg))
+				}
 			}
 		}
 	}
 }
 
-// Plain names pass, also through symlinks that stay inside the index, and an index
-// directory that is itself reached through a symlink.
+// Plain names pass; a symlink inside the index is refused even when it leads to a file
+// of the index, and so is an index directory that is itself a symlink: the index
+// follows no symlink it did not create, and it creates none.
 func TestPlainManifestPathsAccepted(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "idx")
 	m := build(t, dir, New(testParams, 1), testRows(20, "d"))
 	gen, name, _ := strings.Cut(m.Files[0].Path, "/")
+	for _, p := range []string{m.Files[0].Path, "gen-000009-0000/not-yet-written.parquet", m.Files[0].Path + "/under-a-file"} {
+		if err := CheckPath(dir, p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
 	if err := os.Symlink(gen, filepath.Join(dir, "current")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(dir, filepath.Join(root, "alias")); err != nil {
+	if err := CheckPath(dir, "current/"+name); err == nil || !strings.Contains(err.Error(), `"current" is a symlink`) {
+		t.Errorf("a symlink inside the index: %v", err)
+	}
+	alias := filepath.Join(root, "alias")
+	if err := os.Symlink(dir, alias); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{dir, filepath.Join(root, "alias")} {
-		for _, p := range []string{m.Files[0].Path, "current/" + name, "gen-000009-0000/not-yet-written.parquet"} {
-			if err := CheckPath(d, p); err != nil {
-				t.Errorf("%s in %s: %v", p, d, err)
-			}
-		}
+	want := "index " + alias + ": is a symlink (to \"" + dir + "\"); neardup follows no symlink in an index: name the directory itself"
+	if _, err := Open(context.Background(), alias, testParams); err == nil || err.Error() != want {
+		t.Errorf("an index directory that is a symlink: %v\nwant %s", err, want)
 	}
-	if _, err := Open(context.Background(), filepath.Join(root, "alias"), testParams); err != nil {
+	if _, err := Open(context.Background(), dir, testParams); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/parquetfile"
 )
 
@@ -66,11 +65,11 @@ func (c *countingHash) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// WriteShard writes rows, already sorted by SortRows, to dir/rel as shard k and returns
-// its manifest entry. The bytes depend only on the rows.
+// WriteShard writes rows, already sorted by SortRows, to dir/rel as shard k (under its
+// partial name until whole, see createPartial) and returns its manifest entry. The
+// bytes depend only on the rows.
 func WriteShard(ctx context.Context, dir, rel string, k int, rows []Row) (FileEntry, error) {
-	path := files.Join(dir, rel)
-	out, err := files.Create(ctx, path)
+	out, finish, err := createPartial(ctx, dir, rel)
 	if err != nil {
 		return FileEntry{}, err
 	}
@@ -80,22 +79,18 @@ func WriteShard(ctx context.Context, dir, rel string, k int, rows []Row) (FileEn
 		shingles += int64(len(r.Shingles))
 	}
 	w := parquet.NewGenericWriter[Row](ch, parquet.MaxRowsPerRowGroup(RowGroupRows), parquet.CreatedBy("neardup", "", ""))
-	for len(rows) > 0 {
+	err = nil
+	for len(rows) > 0 && err == nil {
 		n := min(len(rows), RowGroupRows)
-		if _, err := w.Write(rows[:n]); err == nil {
+		if _, err = w.Write(rows[:n]); err == nil {
 			err = w.Flush()
-		}
-		if err != nil {
-			out.Close()
-			return FileEntry{}, fmt.Errorf("write %s: %w", path, err)
 		}
 		rows = rows[n:]
 	}
-	if err := w.Close(); err != nil {
-		out.Close()
-		return FileEntry{}, fmt.Errorf("write %s: %w", path, err)
+	if err == nil {
+		err = w.Close()
 	}
-	if err := out.Close(); err != nil {
+	if err := finish(err); err != nil {
 		return FileEntry{}, err
 	}
 	return FileEntry{Shard: k, Path: rel, Rows: w.File().NumRows(), Shingles: shingles, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}, nil

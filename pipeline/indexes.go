@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/neardup/neardup/pipeline/internal/indexwrite"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/pipeline/internal/against"
 	"github.com/neardup/neardup/pipeline/internal/features"
@@ -34,6 +36,7 @@ func (c *Config) IndexParams() index.Params {
 // checksum) and expands --prefer. A parameter mismatch is an *index.MismatchError.
 func (pl *plan) openIndexes(ctx context.Context) error {
 	c := &pl.cfg
+	pl.indexes, pl.preferred = nil, nil
 	for _, dir := range c.Against {
 		m, err := openIndex(ctx, dir, c.IndexParams())
 		if err != nil {
@@ -108,26 +111,54 @@ func (pl *plan) renamedFiles() map[string]int {
 }
 
 // indexCommit prepares the commit of an --update-index run from the entries its pipeline
-// wrote under the temporary directory (which the output commit then deletes); without
-// --update-index it commits nothing.
-func (pl *plan) indexCommit(ctx context.Context) (func() error, error) {
+// wrote under the temporary directory: the index's next generation, recorded as the
+// follow-up of the output commit (commit.SetFollowUp), so that the outputs and the
+// index's generation are committed as one. Without --update-index, or with nothing
+// kept, it records nothing.
+func (pl *plan) indexCommit(ctx context.Context) error {
 	c := &pl.cfg
 	if !c.UpdateIndex {
-		return func() error { return nil }, nil
+		return nil
 	}
 	entries, err := indexwrite.ReadEntries(ctx, pl.tmp())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	prev := pl.indexes[0]
+	var next *index.Manifest
 	if prev.Segmented() {
 		if len(entries) == 0 {
-			return func() error { return nil }, nil // nothing kept: no new segment
+			return nil // nothing kept: no new segment
 		}
 		e := entries[0]
 		seg := index.SegmentEntry{Path: e.Path, Documents: e.Rows, Shingles: e.Shingles, Bytes: e.Bytes, SHA256: e.SHA256}
-		return func() error { _, err := index.CommitSegment(ctx, c.Against[0], prev, seg); return err }, nil
+		if next, err = index.PrepareSegment(ctx, c.Against[0], prev, seg); err != nil {
+			return err
+		}
+	} else {
+		next = prev.Next(entries)
 	}
-	next := prev.Next(entries)
-	return func() error { return index.Commit(ctx, c.Against[0], prev, next) }, nil
+	b, err := json.Marshal(indexFollowUp{Dir: c.Against[0], Prev: prev, Next: next})
+	if err != nil {
+		return err
+	}
+	return commit.SetFollowUp(ctx, pl.tmp(), indexFollowUpKind, fmt.Sprintf("generation %d of index %s", next.Generation, c.Against[0]), b)
+}
+
+// indexFollowUp is an --update-index run's index commit, run with its output commit.
+type indexFollowUp struct {
+	Dir        string
+	Prev, Next *index.Manifest
+}
+
+const indexFollowUpKind = "index-generation"
+
+func init() {
+	commit.Handle(indexFollowUpKind, func(ctx context.Context, data []byte) error {
+		var f indexFollowUp
+		if err := json.Unmarshal(data, &f); err != nil || f.Prev == nil || f.Next == nil {
+			return fmt.Errorf("not an index commit: %v", err)
+		}
+		return index.CommitOnce(ctx, f.Dir, f.Prev, f.Next)
+	})
 }

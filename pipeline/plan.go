@@ -81,6 +81,13 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 	if err := pl.open(ctx, "dedup"); err != nil {
 		return nil, err
 	}
+	if pl.dir.recovered && len(cfg.Against) > 0 {
+		// The commit it finished may have committed an --against index's generation.
+		if err := pl.openIndexes(ctx); err != nil {
+			pl.abort(ctx)
+			return nil, err
+		}
+	}
 	if !cfg.Overwrite {
 		for _, n := range pl.names {
 			if exists(ctx, files.Join(cfg.Output, n)) {

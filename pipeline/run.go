@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/pipeline/internal/output"
@@ -51,15 +53,15 @@ func (pl *plan) commitDedup(ctx context.Context, st *Stats) (*Stats, error) {
 	if err != nil {
 		return st, pl.dir.failed(ctx, err.Error())
 	}
-	commitIndex, err := pl.indexCommit(ctx)
-	if err != nil {
+	if err := pl.indexCommit(ctx); err != nil {
 		return st, pl.dir.failed(ctx, err.Error())
 	}
 	if err := pl.dir.commit(ctx, names, olderOutputs()); err != nil {
+		var fe *commit.FollowUpError
+		if errors.As(err, &fe) {
+			return st, fmt.Errorf("outputs are in %s, but %s was not committed with them: %w", pl.cfg.Output, fe.What, fe.Err)
+		}
 		return st, pl.dir.failed(ctx, err.Error())
-	}
-	if err := commitIndex(); err != nil {
-		return st, fmt.Errorf("outputs are in %s, but the index was not updated: %w", pl.cfg.Output, err)
 	}
 	return st, nil
 }

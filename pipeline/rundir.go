@@ -42,6 +42,9 @@ type runDir struct {
 	// committing is set while commit.Commit runs: the directory may then read through
 	// the temporary directory, which abort must not remove before commit.Recover.
 	committing bool
+	// recovered is set when opening finished or undid an earlier run's commit, which may
+	// have committed an index generation with it (commit.SetFollowUp).
+	recovered bool
 	// Notes are what the user should hear about the directory: a stale lock taken over,
 	// leftovers of killed runs removed.
 	Notes []string
@@ -77,6 +80,7 @@ func openRunDir(ctx context.Context, out string) (*runDir, error) {
 		return nil, err
 	}
 	if recovered != "" {
+		d.recovered = true
 		d.Notes = append(d.Notes, recovered)
 	}
 	if err := d.removeStale(ctx); err != nil {
@@ -203,15 +207,17 @@ func (d *runDir) commit(ctx context.Context, names, older []string) error {
 			return err
 		}
 		d.committing = true
-		if err := commit.Commit(ctx, d.tmp, d.out, names, older); err != nil {
-			return fmt.Errorf("commit outputs to %s: %w", d.out, err)
+		var fe *commit.FollowUpError
+		cerr := commit.Commit(ctx, d.tmp, d.out, names, older)
+		if cerr != nil && !errors.As(cerr, &fe) {
+			return fmt.Errorf("commit outputs to %s: %w", d.out, cerr)
 		}
 		d.committing = false
 		d.committed = true
 		if !files.IsLocal(d.out) && !d.keepLog {
 			os.Remove(d.logPath)
 		}
-		return d.lock.Release(ctx)
+		return errors.Join(cerr, d.lock.Release(ctx)) // a *commit.FollowUpError: the outputs are committed
 	})
 	if d.committed {
 		d.unregister()

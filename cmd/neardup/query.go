@@ -76,7 +76,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("index", "", "the index to serve (format 2)")
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	reload := fs.Duration("reload", 2*time.Second, "how often to look for a new index generation (also on SIGHUP)")
-	maxBody := fs.Int64("max-body", 16<<20, "largest request body in bytes (413 above)")
+	maxBody := fs.Int64("max-body", query.DefaultMaxBody, "largest request body in bytes (413 above)")
+	bodyTimeout := fs.Duration("body-timeout", query.DefaultBodyTimeout, "longest time to receive one request's body (408 after it)")
+	maxInflight := fs.Int64("max-inflight", query.DefaultMaxInflight, "most bytes of request bodies held at once by all requests (503 above)")
 	maxDocs := fs.Int("max-docs", 10000, "most documents in one request (413 above)")
 	idField := fs.String("id-field", "id", "JSON field holding the document id")
 	textField := fs.String("text-field", "text", "JSON field holding the text")
@@ -99,7 +101,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *bodyTimeout <= 0 || *maxInflight < 1 || *maxBody < 1 {
+		return usageError{fmt.Errorf("--body-timeout, --max-inflight and --max-body must be positive")}
+	}
 	s.Fields, s.MaxBody, s.MaxDocs = query.Fields{ID: *idField, Text: *textField}, *maxBody, *maxDocs
+	s.BodyTimeout, s.MaxInflight = *bodyTimeout, *maxInflight
 	s.Log = log.New(stderr, "neardup serve: ", log.LstdFlags)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -115,7 +121,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	go s.Watch(ctx, *reload)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := s.HTTPServer()
 	s.Log.Printf("serving %s (generation %d) on http://%s", *dir, s.Generation(), ln.Addr())
 	go func() {
 		<-ctx.Done()

@@ -127,6 +127,7 @@ func AddDocs(ctx context.Context, dir string, prev *index.Manifest, docs []Doc) 
 func Convert(ctx context.Context, dir string, old *index.Manifest, bits int) (*index.Manifest, error) {
 	base := index.NewSegmented(old.Params, bits)
 	base.Generation = old.Generation
+	base.Files, base.Retired = old.Files, old.Retired // retired by the new generation, deleted by the next
 	return Add(ctx, dir, base, func(yield func(Item, error) bool) {
 		stop := fmt.Errorf("stop")
 		for _, path := range old.ShardPaths(dir) {

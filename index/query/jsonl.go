@@ -23,28 +23,42 @@ type Doc struct {
 // Fields names the JSON fields of a query document.
 type Fields struct{ ID, Text string }
 
-// MaxLineBytes bounds one JSONL line.
+// MaxLineBytes bounds one JSONL line; a longer one is answered as an error line.
 const MaxLineBytes = 64 << 20
 
 // ReadDocs calls fn with every line of r as a Doc, in order. A line that is not a
-// document is passed with Err set; only a read error of r stops it. A document
-// without an id gets NAME:LINE, as in dedup.
+// document (or is longer than MaxLineBytes) is passed with Err set; only a read error
+// of r stops it. A document without an id gets NAME:LINE, as in dedup.
 func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
-	return ReadLines(r, name, func(num int64, b []byte) error { return fn(parseDoc(b, name, num, f)) })
+	return ReadLines(r, name, func(num int64, b []byte) error {
+		if b == nil {
+			return fn(Doc{Line: num, Err: fmt.Errorf("%s:%d: line longer than %d bytes", name, num, MaxLineBytes)})
+		}
+		return fn(parseDoc(b, name, num, f))
+	})
 }
 
 // ReadLines calls fn with every non-blank line of r (without its newline, valid until
-// fn returns) and its 1-based number.
+// fn returns) and its 1-based number. A line longer than maxLine is read past without
+// being kept (at most maxLine bytes of it are held) and passed as nil.
 func ReadLines(r io.Reader, name string, fn func(num int64, b []byte) error) error {
+	return readLines(r, name, MaxLineBytes, fn)
+}
+
+func readLines(r io.Reader, name string, maxLine int, fn func(num int64, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line int64
 	for {
 		b, err := br.ReadSlice('\n')
 		var long []byte
+		tooLong := false
 		for err == bufio.ErrBufferFull {
-			long = append(long, b...)
-			if len(long) > MaxLineBytes {
-				return fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, MaxLineBytes)
+			if !tooLong {
+				long = append(long, b...)
+				tooLong = len(long) > maxLine
+			}
+			if tooLong {
+				long = nil
 			}
 			b, err = br.ReadSlice('\n')
 		}
@@ -54,7 +68,12 @@ func ReadLines(r io.Reader, name string, fn func(num int64, b []byte) error) err
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line+1, err)
 		}
-		if len(b) > 0 {
+		if tooLong || len(bytes.TrimSpace(b)) > maxLine {
+			line++
+			if ferr := fn(line, nil); ferr != nil {
+				return ferr
+			}
+		} else if len(b) > 0 {
 			line++
 			if t := bytes.TrimSpace(b); len(t) > 0 {
 				if ferr := fn(line, t); ferr != nil {

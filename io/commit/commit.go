@@ -74,7 +74,7 @@ func Commit(ctx context.Context, tmp, dir string, names, older []string) error {
 // temporary directories of earlier runs only after it.
 func Recover(ctx context.Context, dir string) (string, error) {
 	if files.IsLocal(dir) {
-		msg, err := recoverLocal(dir)
+		msg, err := recoverLocal(ctx, dir)
 		if msg != "" || err != nil {
 			return msg, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -226,4 +227,145 @@ func TestHostileJournalIsRefused(t *testing.T) {
 		assert.Contains(t, err.Error(), "not a commit journal", body)
 		assert.Equal(t, set{"stats.json": "keep me"}, readSet(t, dir))
 	}
+}
+
+// sideHandler is a follow-up that writes "done" to the file its data names, as an
+// index's commit stands beside the outputs'.
+func init() {
+	Handle("test-side", func(ctx context.Context, data []byte) error {
+		return os.WriteFile(string(data), []byte("done"), 0o666)
+	})
+}
+
+// A follow-up commits with the outputs: killed at each step in turn and recovered, the
+// directory holds the older set and the follow-up did not run, or the new set and it
+// ran; never the new outputs without it (or it without them). Recover says so.
+func TestFollowUpCommitsWithTheOutputs(t *testing.T) {
+	for _, journal := range []bool{false, true} {
+		t.Run(fmt.Sprintf("journal=%v", journal), func(t *testing.T) {
+			localSwitch = !journal
+			defer func() { localSwitch = true }()
+			sawOld, sawNew := false, false
+			for n := 1; ; n++ {
+				dir, tmp, before, after := prepare(t, "dedup")
+				side := filepath.Join(t.TempDir(), "side")
+				require.NoError(t, SetFollowUp(context.Background(), tmp, "test-side", "the side file", []byte(side)))
+				stopped := commitUntil(t, tmp, dir, newSets["dedup"].names, n)
+				msg := ""
+				if stopped {
+					var err error
+					msg, err = Recover(context.Background(), dir)
+					require.NoError(t, err, "step %d", n)
+				}
+				_, serr := os.Stat(side)
+				got := readSet(t, dir)
+				switch {
+				case equal(got, after):
+					sawNew = sawNew || stopped
+					assert.NoError(t, serr, "step %d: the new outputs without their follow-up", n)
+					if stopped && msg != "" {
+						assert.Contains(t, msg, "and the side file committed with them", "step %d", n)
+					}
+				case equal(got, before):
+					sawOld = true
+					assert.Error(t, serr, "step %d: the follow-up ran without the outputs", n)
+				default:
+					t.Fatalf("step %d: neither set: %v", n, got)
+				}
+				os.RemoveAll(tmp)
+				if !stopped {
+					break
+				}
+			}
+			assert.True(t, sawOld && sawNew, "kills came before and after the switch")
+		})
+	}
+}
+
+// A follow-up that fails after the switch leaves the new outputs committed and is
+// reported as a *FollowUpError naming what was not committed.
+func TestFailedFollowUpIsReported(t *testing.T) {
+	Handle("test-fail", func(context.Context, []byte) error { return fmt.Errorf("index changed meanwhile") })
+	dir, tmp, _, after := prepare(t, "dedup")
+	require.NoError(t, SetFollowUp(context.Background(), tmp, "test-fail", "the index's generation 2", nil))
+	err := Commit(context.Background(), tmp, dir, newSets["dedup"].names, allNames)
+	var fe *FollowUpError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "the index's generation 2: index changed meanwhile", err.Error())
+	assert.Equal(t, after, readSet(t, dir))
+	assert.Empty(t, hidden(t, dir))
+}
+
+// event is one file operation step or sync seen during a commit, with what a recovery
+// would find at that moment: where Current points and whether Journal exists.
+type event struct {
+	what, current string
+	journal       bool
+}
+
+// recordCommit commits kind's set, recording every step and sync.
+func recordCommit(t *testing.T, kind string) (dir string, log []event) {
+	dir, tmp, _, _ := prepare(t, kind)
+	require.NoError(t, SetFollowUp(context.Background(), tmp, "test-side", "the side file", []byte(filepath.Join(t.TempDir(), "side"))))
+	see := func(what string) {
+		cur, err := os.Readlink(filepath.Join(dir, Current))
+		if err == nil {
+			cur = filepath.Base(cur)
+		}
+		_, jerr := os.Lstat(filepath.Join(dir, Journal))
+		rel, _ := filepath.Rel(dir, what)
+		log = append(log, event{what: rel, current: cur, journal: jerr == nil})
+	}
+	onStep = func(int) { see("step") }
+	onSync = func(kind, p string) { see(p) }
+	defer func() { onStep, onSync = nil, nil }()
+	require.NoError(t, Commit(context.Background(), tmp, dir, newSets[kind].names, allNames))
+	for i := range log {
+		if log[i].what == "../step" {
+			log[i].what = "step"
+		}
+	}
+	return dir, log
+}
+
+// A decided commit survives a power loss: locally the new set and the follow-up are
+// synced before the switch, the directory right after it, and again before Current
+// goes; with the journal, the staged journal and the temporary directory before the
+// journal's rename, the directory right after it, and the copies before the journal
+// goes.
+func TestCommitSyncsWhatItsDecisionNeeds(t *testing.T) {
+	t.Run("local", func(t *testing.T) {
+		_, log := recordCommit(t, "dedup")
+		switched := slices.IndexFunc(log, func(e event) bool { return e.current == "new" })
+		require.Greater(t, switched, 0)
+		assert.Equal(t, ".", log[switched].what, "the first thing after the switch syncs the directory")
+		for _, want := range []string{"kept/part-0", "kept/part-1", "removed.jsonl", "report.html", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool { return strings.HasSuffix(e.what, "/new/"+want) })
+			assert.True(t, i >= 0 && i < switched, "%s synced before the switch", want)
+		}
+		i := slices.IndexFunc(log, func(e event) bool { return strings.HasSuffix(e.what, FollowUpName) })
+		assert.True(t, i >= 0 && i < switched, "the follow-up synced before the switch")
+		gone := slices.IndexFunc(log[switched:], func(e event) bool { return e.current == "" }) + switched
+		require.Greater(t, gone, switched)
+		assert.Equal(t, ".", log[gone-2].what, "the directory synced before Current is removed")
+		assert.Equal(t, ".", log[gone].what, "and after")
+	})
+	t.Run("journal", func(t *testing.T) {
+		localSwitch = false
+		defer func() { localSwitch = true }()
+		_, log := recordCommit(t, "dedup")
+		decided := slices.IndexFunc(log, func(e event) bool { return e.journal })
+		require.Greater(t, decided, 0)
+		assert.Equal(t, ".", log[decided].what, "the first thing after the journal's rename syncs the directory")
+		for _, want := range []string{"commit.json", FollowUpName, "kept/part-0", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool {
+				return strings.HasSuffix(e.what, "/"+want) && strings.HasPrefix(e.what, ".neardup-tmp-")
+			})
+			assert.True(t, i >= 0 && i < decided, "%s synced before the journal's rename", want)
+		}
+		for _, want := range []string{"kept/part-0", "kept/part-1", "removed.jsonl", "stats.json"} {
+			i := slices.IndexFunc(log, func(e event) bool { return e.what == want })
+			assert.True(t, i > decided && log[i].journal, "the copy %s synced before the journal goes", want)
+		}
+	})
 }

@@ -42,11 +42,18 @@ func commitJournal(ctx context.Context, tmp, dir string, names, older []string) 
 	if err := writeFile(ctx, staged, b); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if err := errors.Join(syncPath("file", staged), syncTree(tmp)); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	step()
 	if err := files.Rename(ctx, staged, files.Join(dir, Journal)); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	return rollForward(ctx, dir, j)
+	if err := syncPath("dir", dir); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	_, err = rollForward(ctx, dir, j)
+	return err
 }
 
 // recoverJournal rolls forward the commit Journal records, if there is one.
@@ -67,10 +74,12 @@ func recoverJournal(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w; remove it and rerun with --overwrite", files.Join(dir, Journal), err)
 	}
-	if err := rollForward(ctx, dir, j); err != nil {
+	what, err := rollForward(ctx, dir, j)
+	var fe *FollowUpError
+	if err != nil && !errors.As(err, &fe) {
 		return "", fmt.Errorf("recover the interrupted commit in %s: %w", dir, err)
 	}
-	return "finished the commit of a run that was killed while committing: " + dir + " holds that run's outputs", nil
+	return recovered("finished the commit of a run that was killed while committing: "+dir+" holds that run's outputs", what, err), nil
 }
 
 // parseJournal reads Journal as the untrusted input it is: every name must be a plain
@@ -97,35 +106,49 @@ func parseJournal(b []byte) (journal, error) {
 	return j, nil
 }
 
-// rollForward carries out the commit j into dir; run again after a kill, it does the
-// same, since the new set stays in the temporary directory until Journal is gone. The
-// marker (the last name) is removed first and written last, so that no directory
-// holding it holds a mix.
-func rollForward(ctx context.Context, dir string, j journal) error {
+// rollForward carries out the commit j into dir, then its follow-up; run again after a
+// kill, it does the same, since the new set stays in the temporary directory until
+// Journal is gone. The marker (the last name) is removed first and written last, so
+// that no directory holding it holds a mix. A failed follow-up is a *FollowUpError,
+// returned once the commit is done.
+func rollForward(ctx context.Context, dir string, j journal) (string, error) {
 	tmp := files.Join(dir, j.Temp)
 	marker := j.Names[len(j.Names)-1]
 	if err := removeTree(ctx, files.Join(dir, marker)); err != nil {
-		return err
+		return "", err
 	}
 	for _, n := range j.Remove {
 		if err := removeTree(ctx, files.Join(dir, n)); err != nil {
-			return err
+			return "", err
 		}
 	}
 	for _, n := range j.Names {
 		if err := copyTree(ctx, files.Join(tmp, n), files.Join(dir, n)); err != nil {
-			return fmt.Errorf("commit %s: %w", n, err)
+			return "", fmt.Errorf("commit %s: %w", n, err)
 		}
+	}
+	what, ferr := runFollowUp(ctx, tmp)
+	// The copies are on disk before the journal that would redo them goes.
+	for _, n := range j.Names {
+		if err := syncTree(files.Join(dir, n)); err != nil {
+			return "", fmt.Errorf("commit %s: %w", n, err)
+		}
+	}
+	if err := syncPath("dir", dir); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
 	}
 	step()
 	if err := files.Remove(ctx, files.Join(dir, Journal)); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	if err := syncPath("dir", dir); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
 	}
 	step()
 	if err := files.RemoveAll(ctx, tmp); err != nil {
-		return fmt.Errorf("commit: clean up: %w", err)
+		return "", withFollowUp(fmt.Errorf("commit: clean up: %w", err), ferr)
 	}
-	return nil
+	return what, ferr
 }
 
 // copyTree replaces to with a copy of the file or directory from.

@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,21 +69,27 @@ func commitLocal(tmp, dir string, names, older []string) (done bool, err error) 
 			return true, fmt.Errorf("commit %s: %w", n, err)
 		}
 	}
+	// The new set and the follow-up are on disk before the switch decides the commit.
+	if err := errors.Join(syncTree(newDir), syncIfExists(filepath.Join(tmp, FollowUpName))); err != nil {
+		return true, fmt.Errorf("commit: %w", err)
+	}
 	if err := pointCurrent(dir, tmp, newDir); err != nil {
 		return true, fmt.Errorf("commit: %w", err)
 	}
+	_, ferr := runFollowUp(context.Background(), tmp)
 	if err := materialize(dir, newDir); err != nil {
 		return true, fmt.Errorf("commit: %w", err)
 	}
 	step()
 	if err := os.RemoveAll(tmp); err != nil {
-		return true, fmt.Errorf("commit: clean up: %w", err)
+		return true, withFollowUp(fmt.Errorf("commit: clean up: %w", err), ferr)
 	}
-	return true, nil
+	return true, ferr
 }
 
-// recoverLocal finishes the local commit Current belongs to: into the set it points at.
-func recoverLocal(dir string) (string, error) {
+// recoverLocal finishes the local commit Current belongs to: into the set it points at,
+// running its follow-up first when that is the new set.
+func recoverLocal(ctx context.Context, dir string) (string, error) {
 	target, err := os.Readlink(filepath.Join(dir, Current))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -90,11 +97,16 @@ func recoverLocal(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("recover the interrupted commit in %s: %w", dir, err)
 	}
+	var what string
+	var ferr error
+	if filepath.Base(target) == "new" {
+		what, ferr = runFollowUp(ctx, filepath.Join(dir, filepath.Dir(target)))
+	}
 	if err := materialize(dir, filepath.Join(dir, target)); err != nil {
 		return "", fmt.Errorf("recover the interrupted commit in %s: %w", dir, err)
 	}
 	if filepath.Base(target) == "new" {
-		return "finished the commit of a run that was killed while committing: " + dir + " holds that run's outputs", nil
+		return recovered("finished the commit of a run that was killed while committing: "+dir+" holds that run's outputs", what, ferr), nil
 	}
 	return "undid the commit of a run that was killed before its outputs were published: " + dir + " holds the outputs it held before", nil
 }
@@ -132,11 +144,15 @@ func materialize(dir, from string) error {
 			}
 		}
 	}
+	// The plain files are in place on disk before Current, which recovery reads, goes.
+	if err := syncPath("dir", dir); err != nil {
+		return err
+	}
 	step()
 	if err := os.Remove(filepath.Join(dir, Current)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return nil
+	return syncPath("dir", dir)
 }
 
 // replaceLink moves src to the place of the symlink at dst: in one rename for a file; a
@@ -166,7 +182,10 @@ func pointCurrent(dir, tmp, target string) error {
 		return err
 	}
 	step()
-	return os.Rename(link, filepath.Join(dir, Current))
+	if err := os.Rename(link, filepath.Join(dir, Current)); err != nil {
+		return err
+	}
+	return syncPath("dir", dir)
 }
 
 // throughCurrent makes dir/n a symlink to Current/n. When exists, dir/n is replaced

@@ -1,0 +1,214 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/index/segment"
+)
+
+// addSegment commits a segment of n documents named prefix… after prev; each document's
+// band keys are its own, so none is a candidate of another.
+func addSegment(t *testing.T, dir string, prev *Manifest, prefix string, n int) *Manifest {
+	t.Helper()
+	m, err := AddSegment(context.Background(), dir, prev, func(b *segment.Builder) (int64, error) {
+		keys := make([]uint64, prev.Params.Bands)
+		var shingles int64
+		for i := range n {
+			id := fmt.Sprintf("%s%05d", prefix, i)
+			h := []uint64{uint64(len(prefix))<<40 | uint64(i)<<8, uint64(len(prefix))<<40 | uint64(i)<<8 | 1}
+			for band := range keys {
+				keys[band] = h[0] + uint64(band)
+			}
+			if err := b.Add(id, h, keys); err != nil {
+				return 0, err
+			}
+			shingles += int64(len(h))
+		}
+		return shingles, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// outsideTree makes a directory beside the index holding files with the names the
+// index's files have, and returns it and a function listing what survives in it.
+func outsideTree(t *testing.T, root string, names ...string) (string, func() []string) {
+	t.Helper()
+	out := filepath.Join(root, "outside")
+	os.MkdirAll(out, 0o755)
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(out, n), []byte("precious "+n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, func() []string {
+		es, _ := os.ReadDir(out)
+		var got []string
+		for _, e := range es {
+			got = append(got, e.Name())
+		}
+		return got
+	}
+}
+
+// A symlink anywhere in a format 2 index (a generation directory, a segment, the
+// manifest, the index directory itself) is refused by every reader with an error
+// naming it; a file outside the index is never opened, reported on or deleted.
+func TestSymlinkInSegmentIndexRefusedForReading(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, root, dir string, m *Manifest) (readDir string)
+		why   string
+	}{
+		{"generation", func(t *testing.T, root, dir string, m *Manifest) string {
+			gen := filepath.Join(dir, filepath.Dir(m.Segments[0].Path))
+			copyTo := filepath.Join(root, "copy")
+			if err := os.Rename(gen, copyTo); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(copyTo, gen); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, "is a symlink; neardup follows no symlink inside an index"},
+		{"segment", func(t *testing.T, root, dir string, m *Manifest) string {
+			seg := filepath.Join(dir, m.Segments[0].Path)
+			copyTo := filepath.Join(root, "copy.nds")
+			if err := os.Rename(seg, copyTo); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(copyTo, seg); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, "is a symlink; neardup follows no symlink inside an index"},
+		{"manifest", func(t *testing.T, root, dir string, m *Manifest) string {
+			p := filepath.Join(dir, ManifestName)
+			copyTo := filepath.Join(root, "copy.json")
+			if err := os.Rename(p, copyTo); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(copyTo, p); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, `"manifest.json" is a symlink`},
+		{"root", func(t *testing.T, root, dir string, m *Manifest) string {
+			alias := filepath.Join(root, "alias")
+			if err := os.Symlink(dir, alias); err != nil {
+				t.Fatal(err)
+			}
+			return alias
+		}, "is a symlink (to " + `"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "idx")
+			m := addSegment(t, dir, NewSegmented(testParams, 32), "a", 50)
+			if _, err := OpenSegments(ctx, dir, testParams); err != nil {
+				t.Fatal(err)
+			}
+			readDir := c.plant(t, root, dir, m)
+			for what, read := range map[string]func() error{
+				"ReadManifest": func() error { _, err := ReadManifest(ctx, readDir); return err },
+				"OpenSegments": func() error {
+					s, err := OpenSegments(ctx, readDir, testParams)
+					if err == nil {
+						s.Close()
+					}
+					return err
+				},
+				"Commit": func() error { _, err := CommitSegment(ctx, readDir, m, m.Segments[0]); return err },
+			} {
+				err := read()
+				if err == nil || !strings.Contains(err.Error(), c.why) {
+					t.Errorf("%s: err = %v, want one saying %q", what, err, c.why)
+				}
+			}
+		})
+	}
+}
+
+// Deletion at commit touches only files a manifest names, never through a symlink: a
+// symlinked generation directory (as old as any), whose target holds files named as
+// the index's files and partial files, keeps them all through commits.
+func TestSymlinkInIndexNeverDeletesOutside(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "idx")
+	m := addSegment(t, dir, NewSegmented(testParams, 32), "a", 40)
+	outside, survivors := outsideTree(t, root, "segment-00000.nds", "merged-segment-00000.nds",
+		"segment-00000.nds"+partialSuffix, "passwd")
+	for _, name := range []string{"gen-000000-00000000", "gen-000001-00000000"} {
+		if err := os.Symlink(outside, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three more generations, each merging (retiring) the one before.
+	for i, p := range []string{"b", "c", "d"} {
+		m = addSegment(t, dir, m, p, 40+i)
+	}
+	if got := survivors(); len(got) != 4 {
+		t.Fatalf("files outside the index deleted: %v left", got)
+	}
+	// A retired path that leads through a symlink is refused, not deleted through.
+	hostile := *m
+	hostile.Retired = []string{"gen-000001-00000000/passwd"}
+	if err := Commit(context.Background(), dir, &hostile, m.WithSegments(0, 0)); err == nil ||
+		!strings.Contains(err.Error(), "is a symlink") {
+		t.Fatalf("commit after a manifest retiring a path through a symlink: %v", err)
+	}
+	if got := survivors(); len(got) != 4 {
+		t.Fatalf("files outside the index deleted: %v left", got)
+	}
+}
+
+// A commit deletes no file the previous generation or the new one names (readers of the
+// previous one may still be reading it), and deletes what the one before named.
+func TestCommitKeepsPreviousGenerationFiles(t *testing.T) {
+	check := func(t *testing.T, dir string, prev, next *Manifest, before []string) {
+		t.Helper()
+		for _, m := range []*Manifest{prev, next} {
+			for _, p := range m.paths() {
+				if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+					t.Errorf("generation %d: file %s gone after committing generation %d: %v", m.Generation, p, next.Generation, err)
+				}
+			}
+		}
+		for _, p := range before {
+			if !slices.Contains(prev.paths(), p) && !slices.Contains(next.paths(), p) {
+				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+					t.Errorf("file %s of generation %d left after committing generation %d", p, prev.Generation-1, next.Generation)
+				}
+			}
+		}
+	}
+	t.Run("segments", func(t *testing.T) {
+		dir := t.TempDir()
+		var before []string
+		prev := addSegment(t, dir, NewSegmented(testParams, 32), "a", 10)
+		for i, p := range []string{"b", "c", "d", "e"} {
+			next := addSegment(t, dir, prev, p, 10+i)
+			check(t, dir, prev, next, before)
+			before, prev = prev.paths(), next
+		}
+	})
+	t.Run("shards", func(t *testing.T) {
+		dir := t.TempDir()
+		var before []string
+		prev := build(t, dir, New(testParams, 4), testRows(100, "a"))
+		for _, p := range []string{"b", "c", "d"} {
+			next := build(t, dir, prev, testRows(30, p))
+			check(t, dir, prev, next, before)
+			before, prev = prev.paths(), next
+		}
+	})
+}
