@@ -477,3 +477,41 @@ func WriteFile(ctx context.Context, path string, fill func(*bufio.Writer)) error
 	}
 	return nil
 }
+
+// WriteBytes creates path (local, gs:// or s3://) holding b as it is, uncompressed, in
+// one write: for the many small files of a step, to which WriteFile's buffers and
+// writing goroutine would cost more than their bytes.
+func WriteBytes(ctx context.Context, path string, b []byte) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}
+
+// OpenRaw opens path for reading its bytes as stored: no decompression and no buffer,
+// for a caller that reads many files at once through small buffers of its own.
+func OpenRaw(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	raw, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &readCloser{path: path, r: raw, closers: []io.Closer{raw, fs}}, nil
+}
