@@ -89,7 +89,10 @@ type Config struct {
 	// BandSpill is BandSpillAuto or BandSpillOff: whether the band entries go through
 	// local files instead of the runner's shuffle (see spill.go).
 	BandSpill string
-	Quiet     bool
+	// SpillDir is the directory spill files go under (--spill-dir); "": the output's
+	// temporary directory when it is local, else the system's (spill.go).
+	SpillDir string
+	Quiet    bool
 	// Warnings receives what the driver has to say about the output directory (a stale
 	// lock taken over, leftovers removed); nil: os.Stderr.
 	Warnings io.Writer

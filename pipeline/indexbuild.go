@@ -54,7 +54,10 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 		fmt.Fprintf(cfg.warnings(), "neardup index: warning: %s\n", n)
 	}
 	tempDir := dir.tmp
-	cleanSpill, err := cfg.chooseSpillDir(tempDir)
+	cleanSpill, notes, err := cfg.chooseSpillDir(tempDir)
+	for _, n := range notes {
+		fmt.Fprintf(cfg.warnings(), "neardup index: warning: %s\n", n)
+	}
 	if err != nil {
 		dir.abort(ctx)
 		return nil, fmt.Errorf("row spill directory: %w", err)
@@ -67,7 +70,7 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	rows := indexwrite.Rows(s.Scope("IndexRows"), docs, shards, cfg.indexRowOptions())
 	indexwrite.WriteShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
-	if _, err := runWithProgress(ctx, p, progressOut); err != nil {
+	if _, err := runWithProgress(ctx, p, progressOut, 0); err != nil {
 		return nil, dir.failed(ctx, "index pipeline failed: "+jobError(err))
 	}
 	if dryRun() {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 
+	"github.com/neardup/neardup/internal/spill"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/sink"
@@ -68,17 +69,18 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		}
 	}
 	tempDir := dir.tmp
-	cleanSpill, err := cfg.chooseSpillDir(tempDir)
+	inputBytes, cleanSpill, err := cfg.prepareDisk(ctx, inputs, tempDir)
 	if err != nil {
 		dir.abort(ctx)
-		return nil, fmt.Errorf("band spill directory: %w", err)
+		return nil, err
 	}
 	defer cleanSpill()
 
 	p, s := beam.NewPipelineWithRoot()
 	build(s, &cfg, inputs, tempDir)
 
-	res, err := runWithProgress(ctx, p, progressOut)
+	spilled := spill.Written()
+	res, err := runWithProgress(ctx, p, progressOut, inputBytes)
 	if err != nil {
 		return nil, dir.failed(ctx, jobError(err))
 	}
@@ -94,6 +96,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 		return nil, dir.failed(ctx, err.Error())
 	}
 	st := newStats(&cfg, inputs, counts, res, time.Since(start))
+	st.Resources = measureResources(spilled)
 	if err := st.check(); err != nil {
 		return st, dir.failed(ctx, err.Error())
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
+	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/spilldir"
 	"github.com/neardup/neardup/io/files"
 )
 
@@ -38,20 +41,38 @@ func workersInProcess() bool {
 }
 
 // chooseSpillDir sets where featurize spills band entries for a run whose temporary
-// directory is tempDir, and returns a cleanup for a directory outside it.
-func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), err error) {
+// directory is tempDir, and returns a cleanup for a directory outside it. By default
+// that is a directory inside tempDir when it is local (the next run into the output
+// removes it if this one is killed); with --spill-dir, or when tempDir is remote, it is
+// a directory of this run's under --spill-dir or the system's temporary directory, where
+// the directories of killed runs are removed first (internal/spilldir). notes are what
+// the user should hear about that.
+func (c *Config) chooseSpillDir(tempDir string) (cleanup func(), notes []string, err error) {
 	c.spillDir = ""
 	if c.BandSpill != bandSpillAuto || !workersInProcess() {
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
-	if files.IsLocal(tempDir) {
+	parent := c.SpillDir
+	if parent == "" && files.IsLocal(tempDir) {
 		c.spillDir = filepath.Join(tempDir, "spill")
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
-	dir, err := os.MkdirTemp("", "neardup-spill-")
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	swept, err := spilldir.Sweep(parent)
 	if err != nil {
-		return nil, err
+		notes = append(notes, fmt.Sprintf("could not remove every spill directory of killed runs in %s: %v", parent, err))
 	}
-	c.spillDir = dir
-	return func() { os.RemoveAll(dir) }, nil
+	for _, d := range swept {
+		notes = append(notes, fmt.Sprintf("removed %s, left by a run that is no longer running", d))
+	}
+	d, err := spilldir.Make(parent)
+	if err != nil {
+		return nil, notes, fmt.Errorf("--spill-dir %s: %w", parent, err)
+	}
+	c.spillDir = d.Path
+	// A SIGINT or SIGTERM ends the process without running the defers.
+	unregister := interrupt.Register(func() string { d.Release(); return "" })
+	return func() { unregister(); d.Release() }, notes, nil
 }
