@@ -84,6 +84,9 @@ type Config struct {
 	BucketComparisons int
 	bucketBudgetFloor int // candidates.BudgetFloor; tests lower it to exhaust budgets
 	BandSpill         BandSpill
+	// SpillDir is the directory spill files go under (--spill-dir); "": the output's
+	// temporary directory when it is local, else the system's.
+	SpillDir string
 
 	// What is written: the layout of the record outputs and clusters.jsonl, Shards the
 	// parts of each sharded output (0: one per input file), Compress the parts'

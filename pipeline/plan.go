@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/spill"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/source"
@@ -38,6 +39,11 @@ type plan struct {
 	dir        *runDir // the output directory's lock and the run's temporary directory
 	spillDir   string  // where stages spill to local files; "": through the runner
 	cleanSpill func()
+	// inputBytes is the inputs' size when the progress line can tell the share read
+	// from their bytes (uncompressed JSONL or text), else 0.
+	inputBytes int64
+	// spilledBefore is the process's spilled bytes when the job started.
+	spilledBefore int64
 }
 
 // planDedup probes everything a dedup run depends on before any graph is built: the
@@ -79,6 +85,10 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", w)
 	}
 	if err := pl.open(ctx, "dedup"); err != nil {
+		return nil, err
+	}
+	if err := pl.checkDisk(ctx); err != nil {
+		pl.abort(ctx)
 		return nil, err
 	}
 	if pl.dir.recovered && len(cfg.Against) > 0 {
@@ -149,9 +159,13 @@ func (pl *plan) open(ctx context.Context, command string) error {
 	for _, n := range dir.Notes {
 		fmt.Fprintf(pl.cfg.warnings(), "neardup %s: warning: %s\n", command, n)
 	}
-	if err := pl.chooseSpillDir(); err != nil {
+	notes, err := pl.chooseSpillDir()
+	for _, n := range notes {
+		fmt.Fprintf(pl.cfg.warnings(), "neardup %s: warning: %s\n", command, n)
+	}
+	if err != nil {
 		dir.abort(ctx)
-		return fmt.Errorf("spill directory: %w", err)
+		return UsageError{err}
 	}
 	return nil
 }
@@ -163,7 +177,8 @@ func (pl *plan) open(ctx context.Context, command string) error {
 func (pl *plan) execute(ctx context.Context, build func(beam.Scope), progressOut io.Writer) (beam.PipelineResult, map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
-	res, err := runWithProgress(ctx, p, progressOut)
+	pl.spilledBefore = spill.Written()
+	res, err := runWithProgress(ctx, p, progressOut, pl.inputBytes)
 	if err != nil {
 		return nil, nil, pl.dir.failed(ctx, jobError(err))
 	}

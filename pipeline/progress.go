@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/internal/portable"
 	"github.com/neardup/neardup/internal/tmpdir"
+	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
@@ -31,7 +32,7 @@ func dryRun() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
+func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer, inputBytes int64) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) {
 		if portable.Serves(*runners.Runner) {
 			return portable.Execute(ctx, p)
@@ -42,7 +43,7 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Write
 		return tmpdir.Run(run)
 	}
 	stop := make(chan struct{})
-	done := reportProgress(progressOut, 2*time.Second, stop)
+	done := reportProgress(progressOut, 2*time.Second, inputBytes, stop)
 	res, err := tmpdir.Run(run)
 	close(stop)
 	<-done
@@ -51,10 +52,15 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Write
 
 // reportProgress prints a Progress line to w every interval until stop is closed. On a
 // terminal the line is rewritten in place; otherwise one line is printed per interval.
-func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
+// inputBytes is the size of the inputs when every one is read as lines of that many
+// bytes (uncompressed JSONL or text), else 0: the reading stage's time left is estimated
+// from the share of it read so far.
+func reportProgress(w io.Writer, interval time.Duration, inputBytes int64, stop <-chan struct{}) (done <-chan struct{}) {
 	finished := make(chan struct{})
 	tty := isTerminal(w)
 	start := time.Now()
+	// The counters are the process's: a run reports what moved since it started.
+	read0, shingled0, bytes0 := elem.Progress.Read.Load(), elem.Progress.Shingled.Load(), source.BytesRead.Load()
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(interval)
@@ -71,10 +77,10 @@ func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (
 				if stage == "" {
 					stage = "starting"
 				}
-				line := fmt.Sprintf("neardup: %d documents read, %d shingled, stage %s, %s elapsed",
-					elem.Progress.Read.Load(), elem.Progress.Shingled.Load(), stage, time.Since(start).Round(time.Second))
+				line := progressLine(elem.Progress.Read.Load()-read0, elem.Progress.Shingled.Load()-shingled0,
+					source.BytesRead.Load()-bytes0, inputBytes, stage, time.Since(start))
 				if tty {
-					fmt.Fprintf(w, "\r%-100s", line)
+					fmt.Fprintf(w, "\r%-120s", line)
 				} else {
 					fmt.Fprintln(w, line)
 				}
@@ -82,6 +88,27 @@ func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (
 		}
 	}()
 	return finished
+}
+
+// progressLine is one Progress line: documents read and their rate over the elapsed
+// time, and, when the input size is known (inputBytes > 0), the reading stage's time left
+// at the rate its bytes have been read so far.
+func progressLine(read, shingled, bytesRead, inputBytes int64, stage string, elapsed time.Duration) string {
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(read) / s
+	}
+	line := fmt.Sprintf("neardup: %d documents read (%.0f/s), %d shingled, stage %s, %s elapsed",
+		read, rate, shingled, stage, elapsed.Round(time.Second))
+	switch {
+	case inputBytes <= 0:
+	case bytesRead >= inputBytes:
+		line += ", reading done"
+	case bytesRead > 0:
+		left := time.Duration(float64(elapsed) * float64(inputBytes-bytesRead) / float64(bytesRead))
+		line += fmt.Sprintf(", reading %.0f%%, about %s left", 100*float64(bytesRead)/float64(inputBytes), left.Round(time.Second))
+	}
+	return line
 }
 
 func isTerminal(w io.Writer) bool {

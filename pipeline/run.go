@@ -33,7 +33,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err != nil {
 		return nil, err
 	}
-	return pl.commitDedup(ctx, newStats(pl, counts, res, time.Since(start)))
+	st := newStats(pl, counts, res, time.Since(start))
+	st.Resources = measureResources(pl.spilledBefore)
+	return pl.commitDedup(ctx, st)
 }
 
 // commitDedup checks the run's accounting and writes stats.json and report.html beside

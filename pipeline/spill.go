@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
+	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/spilldir"
 	"github.com/neardup/neardup/io/files"
 )
 
@@ -26,21 +29,39 @@ func workersInProcess() bool {
 	return false
 }
 
-// chooseSpillDir sets where the stages spill to local files (--band-spill): inside the
-// temporary directory when it is local, else a local directory that close removes.
-func (pl *plan) chooseSpillDir() error {
+// chooseSpillDir sets where the stages spill to local files (--band-spill). By default
+// that is a directory inside the temporary directory when it is local (the next run
+// into the output removes it if this one is killed); with --spill-dir, or when the
+// temporary directory is remote, it is a directory of this run's under --spill-dir or
+// the system's temporary directory, where the directories of killed runs are removed
+// first (internal/spilldir), and close removes it. notes are what the user should hear
+// about that.
+func (pl *plan) chooseSpillDir() (notes []string, err error) {
 	if pl.cfg.BandSpill != BandSpillAuto || !workersInProcess() {
-		return nil
+		return nil, nil
 	}
-	if files.IsLocal(pl.tmp()) {
+	parent := pl.cfg.SpillDir
+	if parent == "" && files.IsLocal(pl.tmp()) {
 		pl.spillDir = filepath.Join(pl.tmp(), "spill")
-		return nil
+		return nil, nil
 	}
-	dir, err := os.MkdirTemp("", "neardup-spill-")
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	swept, err := spilldir.Sweep(parent)
 	if err != nil {
-		return err
+		notes = append(notes, fmt.Sprintf("could not remove every spill directory of killed runs in %s: %v", parent, err))
 	}
-	pl.spillDir = dir
-	pl.cleanSpill = func() { os.RemoveAll(dir) }
-	return nil
+	for _, d := range swept {
+		notes = append(notes, fmt.Sprintf("removed %s, left by a run that is no longer running", d))
+	}
+	d, err := spilldir.Make(parent)
+	if err != nil {
+		return notes, fmt.Errorf("--spill-dir %s: %w", parent, err)
+	}
+	pl.spillDir = d.Path
+	// A SIGINT or SIGTERM ends the process without running the defers.
+	unregister := interrupt.Register(func() string { d.Release(); return "" })
+	pl.cleanSpill = func() { unregister(); d.Release() }
+	return notes, nil
 }

@@ -3,10 +3,12 @@ package pipeline
 import (
 	"fmt"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/spill"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
@@ -28,6 +30,25 @@ type Stats struct {
 
 	Detection map[string]float64 `json:"detection_probability"`
 	Timings   map[string]float64 `json:"timings"`
+	// Resources, like Timings, vary from run to run.
+	Resources resources `json:"resources"`
+}
+
+// resources are what the run took of the machine it was launched on.
+type resources struct {
+	// PeakRSSBytes is the launching process's peak resident memory (getrusage): the
+	// whole job's when the workers run in this process.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// SpilledBytes is what the run wrote to spill files (internal/spill).
+	SpilledBytes int64 `json:"spilled_bytes"`
+}
+
+// measureResources reads the process's peak RSS and the bytes spilled since spilled0
+// (spill.Written at the run's start).
+func measureResources(spilled0 int64) resources {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return resources{PeakRSSBytes: ru.Maxrss * 1024, SpilledBytes: spill.Written() - spilled0}
 }
 
 // parameters are the settings that decide the result.

@@ -137,13 +137,23 @@ func NewWriter(dir string) (*Writer, error) {
 	return w, nil
 }
 
+// written counts the bytes every Writer of the process has written (Written).
+var written atomic.Int64
+
+// Written is the number of bytes spilled to files by this process so far: the driver
+// reports the difference over a run (stats.json), which holds when the workers run in
+// this process, the only case in which anything spills.
+func Written() int64 { return written.Load() }
+
 // appendAll writes each job's buffer at its offset until the queue is closed; after the
 // first failure it only frees the buffers.
 func appendAll(q <-chan appendJob, free chan<- []byte, st *appendState) {
 	defer st.done.Done()
 	for j := range q {
 		if st.err.Load() == nil {
-			if _, err := j.f.WriteAt(j.buf, j.off); err != nil {
+			n, err := j.f.WriteAt(j.buf, j.off)
+			written.Add(int64(n))
+			if err != nil {
 				st.fail(fmt.Errorf("spill: %w", err)) // an *os.PathError: it names the file
 			}
 		}

@@ -156,14 +156,9 @@ func TrimCompression(path string) string {
 // returned by the reader, including a truncated compressed stream (which would otherwise
 // look like a short file), names the path.
 func Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	fs, err := filesystem.New(ctx, path)
+	raw, fs, err := openRead(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	raw, err := fs.OpenRead(ctx, path)
-	if err != nil {
-		fs.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	rc := &readCloser{path: path, closers: []io.Closer{raw, fs}}
 	// A large buffer keeps remote reads (gs://) from turning into many small requests.
@@ -263,14 +258,9 @@ func (c *readCloser) Close() error {
 // (.gz, .zst). Nothing is final until Close returns nil: for gs:// the object only appears
 // then, so callers must check Close's error.
 func Create(ctx context.Context, path string) (io.WriteCloser, error) {
-	fs, err := filesystem.New(ctx, path)
+	raw, fs, err := openWrite(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	raw, err := fs.OpenWrite(ctx, path)
-	if err != nil {
-		fs.Close()
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, err
 	}
 	wc := &writeCloser{path: path}
 	// A compressor's small writes are gathered into 1 MiB ones (few requests on gs://).
@@ -476,4 +466,61 @@ func WriteFile(ctx context.Context, path string, fill func(*bufio.Writer)) error
 		return fmt.Errorf("close %s: %w", path, err)
 	}
 	return nil
+}
+
+// openRead opens path's file system and the file in it for reading, as stored.
+func openRead(ctx context.Context, path string) (io.ReadCloser, filesystem.Interface, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	raw, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return raw, fs, nil
+}
+
+// openWrite opens path's file system and creates the file in it.
+func openWrite(ctx context.Context, path string) (io.WriteCloser, filesystem.Interface, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	raw, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return raw, fs, nil
+}
+
+// WriteBytes creates path (local, gs:// or s3://) holding b as it is, uncompressed, in
+// one write: for the many small files of a step, to which WriteFile's buffers and
+// writing goroutine would cost more than their bytes.
+func WriteBytes(ctx context.Context, path string, b []byte) error {
+	w, fs, err := openWrite(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}
+
+// OpenRaw opens path for reading its bytes as stored: no decompression and no buffer,
+// for a caller that reads many files at once through small buffers of its own.
+func OpenRaw(ctx context.Context, path string) (io.ReadCloser, error) {
+	raw, fs, err := openRead(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &readCloser{path: path, r: raw, closers: []io.Closer{raw, fs}}, nil
 }

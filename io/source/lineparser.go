@@ -2,6 +2,7 @@ package source
 
 import (
 	"runtime"
+	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/record"
@@ -39,8 +40,13 @@ func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.D
 	}
 }
 
+// BytesRead counts the bytes of the JSONL and text lines this process has read
+// (decompressed), for the driver's progress line.
+var BytesRead atomic.Int64
+
 // add queues physical line num; line may be reused once add returns.
 func (lp *lineParser) add(line []byte, num int64) {
+	BytesRead.Add(int64(len(line)))
 	if len(lp.arena)+len(line) > cap(lp.arena) {
 		lp.arena = make([]byte, 0, max(arenaBytes, len(line)))
 	}

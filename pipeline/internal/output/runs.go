@@ -17,18 +17,26 @@ import (
 // one partition's share of a file WriteSorted writes. mergeRuns joins runs into the file
 // in key order holding one line of each run at a time.
 
-// writeRun writes lines, which must be in key order, as a run at path.
+// writeRun writes lines, which must be in key order, as a run at path: encoded in memory
+// and written at once, since a partition's lines are in memory already and a step
+// writes one run per partition, most of them small.
 func writeRun(ctx context.Context, path string, lines []elem.SortedLine) error {
-	return files.WriteFile(ctx, path, func(w *bufio.Writer) {
-		var n [binary.MaxVarintLen64]byte
-		for _, l := range lines {
-			w.Write(n[:binary.PutUvarint(n[:], uint64(len(l.Key)))])
-			w.WriteString(l.Key)
-			w.Write(n[:binary.PutUvarint(n[:], uint64(len(l.Line)))])
-			w.WriteString(l.Line)
-		}
-	})
+	size := 0
+	for _, l := range lines {
+		size += 2*binary.MaxVarintLen64 + len(l.Key) + len(l.Line)
+	}
+	b := make([]byte, 0, size)
+	for _, l := range lines {
+		b = binary.AppendUvarint(b, uint64(len(l.Key)))
+		b = append(b, l.Key...)
+		b = binary.AppendUvarint(b, uint64(len(l.Line)))
+		b = append(b, l.Line...)
+	}
+	return files.WriteBytes(ctx, path, b)
 }
+
+// runBufferBytes is each run's read buffer in mergeRuns, which reads every run at once.
+const runBufferBytes = 16 << 10
 
 // runReader reads a run one line at a time.
 type runReader struct {
@@ -104,11 +112,11 @@ func mergeRuns(ctx context.Context, dst string, runs []string) (n int, err error
 		}
 	}()
 	for i, path := range runs {
-		rc, err := files.Open(ctx, path)
+		rc, err := files.OpenRaw(ctx, path)
 		if err != nil {
 			return 0, err
 		}
-		r := &runReader{path: path, r: bufio.NewReaderSize(rc, 64<<10), c: rc, idx: i}
+		r := &runReader{path: path, r: bufio.NewReaderSize(rc, runBufferBytes), c: rc, idx: i}
 		switch err := r.next(); {
 		case errors.Is(err, io.EOF):
 			rc.Close()

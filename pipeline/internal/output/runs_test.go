@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -69,5 +70,37 @@ func TestMergeRunsRefusesACutRun(t *testing.T) {
 	_, err := mergeRuns(ctx, filepath.Join(dir, "merged"), []string{path})
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("merge of a cut run: err = %v, want one naming %s", err, path)
+	}
+}
+
+// TestSmallRunsCostTheirBytes: writing and merging many small runs, as a step writes one
+// per partition, allocates about their bytes, not a large buffer per run: 256 runs of a
+// few lines took 1 GiB of fresh buffers, whose zeroing was most of the step's CPU.
+func TestSmallRunsCostTheirBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const parts, perRun = 256, 20
+	var runs []string
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for p := range parts {
+		lines := make([]elem.SortedLine, perRun)
+		for i := range lines {
+			k := fmt.Sprintf("%03d-%03d", p, i)
+			lines[i] = elem.SortedLine{Key: k, Line: `{"cluster":"` + k + `"}`}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("run-%d", p))
+		if err := writeRun(ctx, path, lines); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, path)
+	}
+	if _, err := mergeRuns(ctx, filepath.Join(dir, "merged"), runs); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms1)
+	// The merged file's own writer may take a few MiB; per run, 64 KiB is ample.
+	if got, limit := ms1.TotalAlloc-ms0.TotalAlloc, uint64(8<<20+parts*64<<10); got > limit {
+		t.Fatalf("writing and merging %d runs of %d lines allocated %d MiB, want at most %d MiB", parts, perRun, got>>20, limit>>20)
 	}
 }
