@@ -9,7 +9,8 @@
 # whose pair with the document kept for them is an exact pair. Then wall, CPU and peak RSS
 # of both modes, medians of RUNS runs.
 # Usage (repo root): N=100000 RUNS=3 bench/containment.sh    Prints markdown. CORPUS=FILE
-# scores that corpus instead (e.g. CORPUS=$(bench/excerpts.sh): Go sources and excerpts).
+# scores that corpus instead (e.g. CORPUS=$(bench/excerpts.sh): Go sources and excerpts;
+# CORPUS=$(bench/gocode.sh): every .go file of the module cache).
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 N=${N:-100000}
@@ -50,16 +51,20 @@ jq -rn --slurpfile params "$OUT/params-containment.json" --rawfile removed "$out
 	| (map(select($gone[.a] != null or $gone[.b] != null)) | length) as $d
 	| "| \(if $lo == 1 then "1" else "[\($lo), \($lo + 0.05 | . * 100 | round / 100))" end) | \(length) | \($d) | \($d / length | f3) | \(predicted($lo) | f3) |"'
 jq -rn --rawfile removed "$out/removed.jsonl" --rawfile exact "$exact" '
+	($removed | split("\n") | map(select(length > 0) | fromjson | {key: .id, value: 1}) | from_entries) as $gone
+	| [$exact | split("\n")[] | select(length > 0) | fromjson | $gone[.a] != null or $gone[.b] != null] as $d
+	| "\nRecall: \($d | map(select(.)) | length) of \($d | length) exact pairs decided (\($d | map(select(.)) | length / ($d | length) * 100000 | floor / 100000))."'
+jq -rn --rawfile removed "$out/removed.jsonl" --rawfile exact "$exact" '
 	($exact | split("\n") | map(select(length > 0) | fromjson | {key: "\(.a) \(.b)", value: 1}) | from_entries) as $ok
 	| [$removed | split("\n")[] | select(length > 0) | fromjson | [.id, .cluster] | sort | "\(.[0]) \(.[1])" | $ok[.] != null] as $r
 	| "\nPrecision: \($r | map(select(.)) | length) of \($r | length) removals are exact pairs."'
 echo
-echo "| measure | median wall s | median CPU s | peak RSS MiB | band keys per doc | removed |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| measure | median wall s | median CPU s | peak RSS MiB | band keys per doc | candidate pairs | unresolved | removed |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for measure in jaccard containment; do
 	st="$OUT/containment-$measure/stats.json"
-	keys=$(jq -r 'if .parameters.measure == "containment" then "≤ \([.parameters.containment_groups[] | .b * (if .class_distance > 0 then 2 else 1 end)] | add)" else .parameters.b end' "$st")
-	echo "| $measure | $(median ${walls[$measure]}) | $(median ${cpus[$measure]}) | $(( $(maxof ${rsss[$measure]}) / 1024 )) | $keys | $(jq .counts.removed "$st") |"
+	keys=$(jq -r 'if .parameters.measure == "containment" then [.parameters.containment_groups | group_by(.r)[] | max_by(.b).b] | add else .parameters.b end' "$st")
+	echo "| $measure | $(median ${walls[$measure]}) | $(median ${cpus[$measure]}) | $(( $(maxof ${rsss[$measure]}) / 1024 )) | $keys | $(jq .counts.candidate_pairs "$st") | $(jq .counts.unresolved_bucket_pairs "$st") | $(jq .counts.removed "$st") |"
 done
 echo
 echo "Command: \`N=$N RUNS=$RUNS bench/containment.sh\`"

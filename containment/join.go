@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/internal/hashsort"
 )
 
 // Join calls pair(i, j, sim) for every pair i < j of sets whose containment (Of) is at
@@ -20,33 +22,7 @@ import (
 //
 // Sets must be ascending and duplicate-free. Pairs are reported in no fixed order.
 func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compared int64) {
-	tokens, freq := sharedTokens(sets)
-	// rank[i] orders tokens[i] by ascending frequency, ties by token.
-	byFreq := make([]int32, len(tokens))
-	for i := range byFreq {
-		byFreq[i] = int32(i)
-	}
-	slices.SortFunc(byFreq, func(a, b int32) int {
-		if c := cmp.Compare(freq[a], freq[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(tokens[a], tokens[b])
-	})
-	rank := make([]int32, len(tokens))
-	for r, i := range byFreq {
-		rank[i] = int32(r)
-	}
-	ranks := make([][]int32, len(sets))
-	postings := make([][]int32, len(tokens))
-	for x, s := range sets {
-		for _, h := range s {
-			if i, ok := slices.BinarySearch(tokens, h); ok {
-				ranks[x] = append(ranks[x], rank[i])
-				postings[rank[i]] = append(postings[rank[i]], int32(x))
-			}
-		}
-		slices.Sort(ranks[x])
-	}
+	ranks, postings := rankTokens(sets)
 	stamp := make([]int, len(sets)) // x+1 once y was met for x
 	var empty []int
 	for x, s := range sets {
@@ -80,28 +56,63 @@ func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compare
 	return compared
 }
 
-// sharedTokens returns the tokens found in more than one of the sets, ascending, and
-// how many sets hold each.
-func sharedTokens(sets [][]uint64) (tokens []uint64, freq []int32) {
+// occurrence is one token of one set.
+type occurrence struct {
+	h uint64
+	x int32
+}
+
+// rankTokens ranks the tokens found in more than one set by ascending frequency (ties
+// by token) and returns, per set, the ranks of its shared tokens, ascending, and per
+// rank the sets that hold the token, ascending. Every occurrence is sorted once by
+// token, so the sets of a token lie together and are their posting list.
+func rankTokens(sets [][]uint64) (ranks, postings [][]int32) {
 	n := 0
 	for _, s := range sets {
 		n += len(s)
 	}
-	all := make([]uint64, 0, n)
-	for _, s := range sets {
-		all = append(all, s...)
+	occ := make([]occurrence, 0, n)
+	for x, s := range sets {
+		for _, h := range s {
+			occ = append(occ, occurrence{h, int32(x)})
+		}
 	}
-	slices.Sort(all)
-	for i := 0; i < len(all); {
+	hashsort.Func(occ, func(o occurrence) uint64 { return o.h }, func(a, b occurrence) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.x, b.x)
+	})
+	xs := make([]int32, len(occ))
+	type token struct{ start, end int32 } // occ[start:end] hold it
+	var shared []token
+	for i := 0; i < len(occ); {
 		j := i + 1
-		for j < len(all) && all[j] == all[i] {
+		for j < len(occ) && occ[j].h == occ[i].h {
 			j++
 		}
+		for k := i; k < j; k++ {
+			xs[k] = occ[k].x
+		}
 		if j-i > 1 {
-			tokens = append(tokens, all[i])
-			freq = append(freq, int32(j-i))
+			shared = append(shared, token{int32(i), int32(j)})
 		}
 		i = j
 	}
-	return tokens, freq
+	slices.SortFunc(shared, func(a, b token) int {
+		if c := cmp.Compare(a.end-a.start, b.end-b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(occ[a.start].h, occ[b.start].h)
+	})
+	occ = nil
+	ranks = make([][]int32, len(sets))
+	postings = make([][]int32, len(shared))
+	for r, tk := range shared {
+		postings[r] = xs[tk.start:tk.end:tk.end]
+		for _, x := range postings[r] {
+			ranks[x] = append(ranks[x], int32(r))
+		}
+	}
+	return ranks, postings
 }
