@@ -61,25 +61,17 @@ func writeSynced(ctx context.Context, p string, b []byte) error {
 }
 
 // syncFile syncs a written local file to disk.
-func syncFile(p string) error {
+func syncFile(p string) error { return syncLocal("sync", p) }
+
+// syncDir syncs a local directory, making the renames and deletions in it durable.
+func syncDir(dir string) error { return syncLocal("syncdir", dir) }
+
+func syncLocal(op, p string) error {
 	if !files.IsLocal(p) {
 		return nil
 	}
-	fsOp("sync", p)
+	fsOp(op, p)
 	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	return errors.Join(f.Sync(), f.Close())
-}
-
-// syncDir syncs a local directory, making the renames and deletions in it durable.
-func syncDir(dir string) error {
-	if !files.IsLocal(dir) {
-		return nil
-	}
-	fsOp("syncdir", dir)
-	f, err := os.Open(dir)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,19 @@ func outsideTree(t *testing.T, root string, names ...string) (string, func() []s
 	}
 }
 
+// moveOut moves p out of the index to outside and leaves a symlink to it in its place;
+// it returns dir.
+func moveOut(t *testing.T, p, outside, dir string) string {
+	t.Helper()
+	if err := os.Rename(p, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // A symlink anywhere in a format 2 index (a generation directory, a segment, the
 // manifest, the index directory itself) is refused by every reader with an error
 // naming it; a file outside the index is never opened, reported on or deleted.
@@ -70,37 +83,13 @@ func TestSymlinkInSegmentIndexRefusedForReading(t *testing.T) {
 		why   string
 	}{
 		{"generation", func(t *testing.T, root, dir string, m *Manifest) string {
-			gen := filepath.Join(dir, filepath.Dir(m.Segments[0].Path))
-			copyTo := filepath.Join(root, "copy")
-			if err := os.Rename(gen, copyTo); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(copyTo, gen); err != nil {
-				t.Fatal(err)
-			}
-			return dir
+			return moveOut(t, filepath.Join(dir, filepath.Dir(m.Segments[0].Path)), filepath.Join(root, "copy"), dir)
 		}, "is a symlink; neardup follows no symlink inside an index"},
 		{"segment", func(t *testing.T, root, dir string, m *Manifest) string {
-			seg := filepath.Join(dir, m.Segments[0].Path)
-			copyTo := filepath.Join(root, "copy.nds")
-			if err := os.Rename(seg, copyTo); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(copyTo, seg); err != nil {
-				t.Fatal(err)
-			}
-			return dir
+			return moveOut(t, filepath.Join(dir, m.Segments[0].Path), filepath.Join(root, "copy.nds"), dir)
 		}, "is a symlink; neardup follows no symlink inside an index"},
 		{"manifest", func(t *testing.T, root, dir string, m *Manifest) string {
-			p := filepath.Join(dir, ManifestName)
-			copyTo := filepath.Join(root, "copy.json")
-			if err := os.Rename(p, copyTo); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(copyTo, p); err != nil {
-				t.Fatal(err)
-			}
-			return dir
+			return moveOut(t, filepath.Join(dir, ManifestName), filepath.Join(root, "copy.json"), dir)
 		}, `"manifest.json" is a symlink`},
 		{"root", func(t *testing.T, root, dir string, m *Manifest) string {
 			alias := filepath.Join(root, "alias")
