@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,9 @@ const sparkMaxWorkers = 4 * sparkWorkers
 type engine struct {
 	name   string // the --runner value: flink or spark
 	server *server
+	// artifacts is the job server's --artifacts-dir, where it stages each job's worker
+	// binary; a job's staging directory is removed when the job ends.
+	artifacts string
 	// failed names the first job that failed on the engine. Later jobs fail at once: an
 	// engine left holding a failed job's slots would hang every later one until its
 	// timeout, and the package's.
@@ -60,13 +64,6 @@ func engineHome(t *testing.T, name string) string {
 	out, err := cmd.Output()
 	require.NoError(t, err, ".ci/engines.sh fetch %s:\n%s", name, stderr.String())
 	return strings.TrimSpace(string(out))
-}
-
-// newEngine wraps a started job server. Its SDK workers are the neardup binary, started by
-// the engine as the workers' boot program (internal/sdkboot).
-func newEngine(t *testing.T, name string, srv *server) *engine {
-	t.Helper()
-	return &engine{name: name, server: srv}
 }
 
 var jobCount atomic.Int64
@@ -128,14 +125,21 @@ func (e *engine) start(t *testing.T, env []string, args ...string) *engineJob {
 	return j
 }
 
-// wait waits for the job's launcher (up to engineRunTimeout), fails the test if the job
-// failed, checks what run checks and returns the launcher's stderr.
-func (j *engineJob) wait(t *testing.T) string {
-	t.Helper()
+// exit waits for the job's launcher (up to engineRunTimeout) and returns its error and
+// the SDK worker processes seen.
+func (j *engineJob) exit() (error, watched) {
 	timer := time.AfterFunc(engineRunTimeout, func() { _ = j.cmd.Process.Kill() })
 	err := j.cmd.Wait()
 	timer.Stop()
-	pids := j.workers.stop()
+	return err, j.workers.stop()
+}
+
+// wait waits for the job's launcher, fails the test if the job failed, checks what run
+// checks and returns the launcher's stderr.
+func (j *engineJob) wait(t *testing.T) string {
+	t.Helper()
+	err, seen := j.exit()
+	pids := seen.boots
 	if err != nil {
 		j.e.failed = j.name
 		t.Fatalf("job %s (neardup %s) on %s: %v\nneardup's stderr, last lines:\n%s\nthe %s job server's log, last lines:\n%s",
@@ -143,6 +147,7 @@ func (j *engineJob) wait(t *testing.T) string {
 	}
 	assert.NotEmpty(t, pids, "no SDK worker process (neardup booting itself) ran with TMPDIR=%s", j.workerTmp)
 	t.Logf("job %s started %d SDK workers", j.name, len(pids))
+	assert.Empty(t, seen.fetched, "SDK workers of job %s fetched the staged binary instead of running the booting one, which is the same", j.name)
 	if j.e.name == "spark" {
 		// Without environment_cache_millis (internal/portable) Spark starts workers for
 		// every task of every stage: dozens a job.
@@ -156,27 +161,56 @@ func (j *engineJob) wait(t *testing.T) string {
 	left, err := os.ReadDir(j.workerTmp)
 	require.NoError(t, err)
 	assert.Empty(t, left, "the SDK workers left files in their TMPDIR")
+	assert.Empty(t, j.e.stagedLeft(t), "job %s left files staged in the job server's artifacts directory", j.name)
 	return j.stderr.String()
+}
+
+// stagedLeft waits up to ten seconds for the job server's artifacts directory to hold no
+// file (the server removes a job's staged files once it has seen the job end) and
+// returns the files left.
+func (e *engine) stagedLeft(t *testing.T) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var files []string
+		_ = filepath.WalkDir(e.artifacts, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if len(files) == 0 || time.Now().After(deadline) {
+			return files
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // workerWatch records the SDK worker processes of one job while it runs: the processes
 // whose environment holds TMPDIR=dir.
 type workerWatch struct {
 	done chan struct{}
-	pids chan map[int]bool
+	seen chan watched
 }
 
+// watched is what a workerWatch saw: the boot processes, and the workers that ran a
+// fetched binary instead of the booting one.
+type watched struct{ boots, fetched map[int]bool }
+
 func watchWorkers(dir string) *workerWatch {
-	w := &workerWatch{done: make(chan struct{}), pids: make(chan map[int]bool, 1)}
+	w := &workerWatch{done: make(chan struct{}), seen: make(chan watched, 1)}
 	go func() {
-		seen := map[int]bool{}
+		seen := watched{map[int]bool{}, map[int]bool{}}
 		for {
 			for _, pid := range workerPids(dir) {
-				seen[pid] = true
+				seen.boots[pid] = true
+			}
+			for _, pid := range processesWith(dir, "/neardup-worker-") {
+				seen.fetched[pid] = true
 			}
 			select {
 			case <-w.done:
-				w.pids <- seen
+				w.seen <- seen
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
@@ -185,22 +219,26 @@ func watchWorkers(dir string) *workerWatch {
 	return w
 }
 
-// stop ends the watch and returns the boot processes seen (the first call's answer;
-// later calls return nil).
-func (w *workerWatch) stop() map[int]bool {
+// stop ends the watch and returns what it saw (the first call's answer; later calls
+// return nothing).
+func (w *workerWatch) stop() watched {
 	select {
 	case <-w.done:
-		return nil
+		return watched{}
 	default:
 	}
 	close(w.done)
-	return <-w.pids
+	return <-w.seen
 }
 
 // workerPids returns the processes neardup's boot started as SDK workers with
 // TMPDIR=dir: those whose command line holds --provision_endpoint (the boot program) and
 // not their workers, so that each counts once.
-func workerPids(dir string) []int {
+func workerPids(dir string) []int { return processesWith(dir, "--provision_endpoint") }
+
+// processesWith returns the processes whose environment holds TMPDIR=dir and whose
+// command line holds arg.
+func processesWith(dir, arg string) []int {
 	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, p := range procs {
@@ -209,7 +247,7 @@ func workerPids(dir string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
-		if err != nil || !strings.Contains(string(cmdline), "--provision_endpoint") {
+		if err != nil || !strings.Contains(string(cmdline), arg) {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
@@ -226,14 +264,8 @@ func workersLeft(t *testing.T, dir string) []string {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		left := map[int]string{}
-		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-		for _, p := range procs {
-			env, err := os.ReadFile(p)
-			if err != nil || !strings.Contains("\x00"+string(env)+"\x00", "\x00TMPDIR="+dir+"\x00") {
-				continue
-			}
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			b, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		for _, pid := range processesWith(dir, "") {
+			b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 			left[pid] = strings.ReplaceAll(string(b), "\x00", " ")
 		}
 		if len(left) == 0 {

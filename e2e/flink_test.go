@@ -15,19 +15,21 @@ import (
 // processes started by Flink.
 func TestFlinkMatchesEmbedded(t *testing.T) {
 	home := engineHome(t, "flink")
-	runEngineMatrix(t, newEngine(t, "flink", startFlink(t, home)))
+	runEngineMatrix(t, startFlink(t, home))
 }
 
 // startFlink starts the Flink job server of the classpath in home (see .ci/engines.sh).
-func startFlink(t *testing.T, home string) *server {
+func startFlink(t *testing.T, home string) *engine {
 	t.Helper()
 	cp, err := os.ReadFile(filepath.Join(home, "classpath"))
 	require.NoError(t, err)
 	tmp := t.TempDir()
-	return startServer(t, "flink-job-server", "java", func(port int) []string {
+	artifacts := filepath.Join(tmp, "artifacts")
+	srv := startServer(t, "flink-job-server", "java", func(port int) []string {
 		return []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-cp", strings.TrimSpace(string(cp)),
 			"org.apache.beam.runners.flink.FlinkJobServerDriver",
 			"--job-port=" + strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
-			"--artifacts-dir=" + filepath.Join(tmp, "artifacts"), "--flink-master=[local]"}
+			"--artifacts-dir=" + artifacts, "--flink-master=[local]"}
 	})
+	return &engine{name: "flink", server: srv, artifacts: artifacts}
 }

@@ -34,7 +34,7 @@ func dryRun() bool {
 func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) {
 		if portable.Serves(*runners.Runner) {
-			return portable.Execute(ctx, p)
+			return portable.Execute(ctx, p, *runners.Runner)
 		}
 		return beamx.RunWithMetrics(ctx, p)
 	}

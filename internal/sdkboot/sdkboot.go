@@ -42,6 +42,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// StagedWorkerPrefix starts the name neardup's launcher stages the worker binary under
+// (internal/portable); the binary's sha256 in hex follows. The name carries the hash
+// because Beam's Java job servers drop it from the staged artifact's type payload.
+const StagedWorkerPrefix = "neardup-worker-"
+
 // Invoked reports whether args (without the program name) are a boot program's: the
 // container contract's --provision_endpoint, without the worker's --worker.
 func Invoked(args []string) bool {
@@ -266,8 +271,15 @@ func workerArtifact(deps []*pipepb.ArtifactInformation) (*pipepb.ArtifactInforma
 	return nil, fmt.Errorf("none of the %d staged artifacts is the Go worker binary", len(deps))
 }
 
-// artifactSHA256 returns the sha256 an artifact declares, "" if none.
+// artifactSHA256 returns the sha256 an artifact declares, in its type payload or its
+// staged name, "" if none.
 func artifactSHA256(a *pipepb.ArtifactInformation) (string, error) {
+	var role pipepb.ArtifactStagingToRolePayload
+	if a.GetRoleUrn() == artifact.URNStagingTo && proto.Unmarshal(a.GetRolePayload(), &role) == nil {
+		if h, ok := strings.CutPrefix(role.GetStagedName(), StagedWorkerPrefix); ok && len(h) == sha256.Size*2 {
+			return h, nil
+		}
+	}
 	switch a.GetTypeUrn() {
 	case artifact.URNFileArtifact:
 		var p pipepb.ArtifactFilePayload
