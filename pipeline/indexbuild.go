@@ -67,7 +67,7 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	rows := indexwrite.Rows(s.Scope("IndexRows"), docs, shards, cfg.indexRowOptions())
 	indexwrite.WriteShards(s.Scope("WriteIndex"), rows, w, tempDir)
 
-	if _, err := runWithProgress(ctx, p, progressOut); err != nil {
+	if _, err := runWithProgress(ctx, p, tempDir, progressOut); err != nil {
 		return nil, dir.failed(ctx, "index pipeline failed: "+jobError(err))
 	}
 	if dryRun() {

@@ -19,7 +19,8 @@ import (
 )
 
 // runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
-// Progress line to progressOut (when not nil) while it runs.
+// Progress line to progressOut (when not nil) while it runs. A job on Flink or Spark is
+// recorded in tempDir, the run's temporary directory (internal/portable).
 // ErrDryRun is returned when the runner was asked for a dry run (Dataflow's --dry_run):
 // the job was translated and not submitted, so nothing was written or committed.
 var ErrDryRun = errors.New("dry run: the runner translated the job and did not submit it; nothing was written")
@@ -31,10 +32,10 @@ func dryRun() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer) (beam.PipelineResult, error) {
+func runWithProgress(ctx context.Context, p *beam.Pipeline, tempDir string, progressOut io.Writer) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) {
 		if portable.Serves(*runners.Runner) {
-			return portable.Execute(ctx, p, *runners.Runner)
+			return portable.Execute(ctx, p, *runners.Runner, tempDir)
 		}
 		return beamx.RunWithMetrics(ctx, p)
 	}

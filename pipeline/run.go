@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	p, s := beam.NewPipelineWithRoot()
 	build(s, &cfg, inputs, tempDir)
 
-	res, err := runWithProgress(ctx, p, progressOut)
+	res, err := runWithProgress(ctx, p, tempDir, progressOut)
 	if err != nil {
 		return nil, dir.failed(ctx, jobError(err))
 	}

@@ -1,7 +1,9 @@
 // Package portable submits a pipeline to Flink's or Spark's portable job server as the
-// Beam Go SDK's universal runner does, with two changes: the worker binary is staged
-// under a plain name, and the job carries pipeline options that runner cannot set
-// (Spark's environment_cache_millis).
+// Beam Go SDK's universal runner does, with these changes: the worker binary is staged
+// under a plain name; the job carries a pipeline option that runner cannot set (Spark's
+// environment_cache_millis); a launcher stopped by SIGINT or
+// SIGTERM cancels its job; and the job is recorded in the run's temporary directory, so
+// that the next run can cancel the job of a launcher that was killed (CancelOrphan).
 //
 // The staged name: the universal runner stages the worker binary as a file artifact
 // named by its path. Beam's job servers (up to at least 2.62) name the staged copy after
@@ -40,10 +42,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/runnerlib"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
 	"google.golang.org/grpc"
+
+	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/sdkboot"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
-
-	"github.com/neardup/neardup/internal/sdkboot"
 )
 
 // EnvironmentCacheMillis is the --environment_cache_millis flag, named as Beam's
@@ -65,8 +68,9 @@ func isSpark(runner string) bool { return runner == "spark" || runner == "SparkR
 // Execute runs p on the job server of --endpoint for runner as the universal runner does
 // (the worker binary is --worker_binary, or the running binary when it can serve as
 // one), staged under sdkboot.StagedWorkerPrefix and its hash, with the runner's options
-// set, and waits for the job unless --async is set.
-func Execute(ctx context.Context, p *beam.Pipeline, runner string) (beam.PipelineResult, error) {
+// set, and waits for the job unless --async is set. Once the job is submitted it is
+// recorded in tempDir (the run's temporary directory, "" for none) as RecordFile.
+func Execute(ctx context.Context, p *beam.Pipeline, runner, tempDir string) (beam.PipelineResult, error) {
 	if *EnvironmentCacheMillis < 0 {
 		return nil, fmt.Errorf("--environment_cache_millis=%d: want 0 or more milliseconds", *EnvironmentCacheMillis)
 	}
@@ -130,17 +134,34 @@ func Execute(ctx context.Context, p *beam.Pipeline, runner string) (beam.Pipelin
 	if err != nil {
 		return nil, err
 	}
+	if err := writeRecord(ctx, tempDir, jobRecord{endpoint, jobID}); err != nil {
+		return nil, errors.Join(fmt.Errorf("job %s: %w", jobID, err), errors.New(cancel(client, jobID)))
+	}
 	res := &result{jobID: jobID}
 	if *jobopts.Async {
 		return res, nil
 	}
+	// Stopped by a signal, the launcher cancels the job: no one would commit its outputs.
+	unregister := interrupt.Register(func() string { return cancel(client, jobID) })
 	err = runnerlib.WaitForCompletion(ctx, client, jobID)
+	unregister()
 	m, merr := client.GetJobMetrics(ctx, &jobpb.GetJobMetricsRequest{JobId: jobID})
 	if merr != nil {
 		return res, errors.Join(err, fmt.Errorf("job %s: metrics: %w", jobID, merr))
 	}
 	res.metrics = metricsx.FromMonitoringInfos(pipeline, m.GetMetrics().GetAttempted(), m.GetMetrics().GetCommitted())
 	return res, err
+}
+
+// cancel asks the job service to cancel job id and says what came of it.
+func cancel(client jobpb.JobServiceClient, id string) string {
+	ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+	defer done()
+	res, err := client.Cancel(ctx, &jobpb.CancelJobRequest{JobId: id})
+	if err != nil {
+		return fmt.Sprintf("could not cancel job %s on the engine: %v", id, err)
+	}
+	return fmt.Sprintf("cancelled job %s on the engine (%s)", id, res.GetState())
 }
 
 // stageByHash gives the Go worker binary of p's environments (a file artifact with its

@@ -56,7 +56,7 @@ func TestServesFlinkAndSpark(t *testing.T) {
 func TestExecuteRefusesANegativeCache(t *testing.T) {
 	defer func(v int) { *EnvironmentCacheMillis = v }(*EnvironmentCacheMillis)
 	*EnvironmentCacheMillis = -1
-	_, err := Execute(context.Background(), nil, "spark")
+	_, err := Execute(context.Background(), nil, "spark", "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--environment_cache_millis=-1")
 }
