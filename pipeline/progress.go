@@ -43,7 +43,11 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, tempDir string, prog
 		return tmpdir.Run(run)
 	}
 	stop := make(chan struct{})
-	done := reportProgress(progressOut, 2*time.Second, stop)
+	remote := ""
+	if !workersInProcess() {
+		remote = *runners.Runner
+	}
+	done := reportProgress(progressOut, 2*time.Second, remote, stop)
 	res, err := tmpdir.Run(run)
 	close(stop)
 	<-done
@@ -52,7 +56,9 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, tempDir string, prog
 
 // reportProgress prints a Progress line to w every interval until stop is closed. On a
 // terminal the line is rewritten in place; otherwise one line is printed per interval.
-func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
+// The counts are this process's: when the workers run elsewhere, on the runner remote
+// (whose job servers report metrics only once a job has ended), the line says so instead.
+func reportProgress(w io.Writer, interval time.Duration, remote string, stop <-chan struct{}) (done <-chan struct{}) {
 	finished := make(chan struct{})
 	tty := isTerminal(w)
 	start := time.Now()
@@ -74,6 +80,10 @@ func reportProgress(w io.Writer, interval time.Duration, stop <-chan struct{}) (
 				}
 				line := fmt.Sprintf("neardup: %d documents read, %d shingled, stage %s, %s elapsed",
 					elem.Progress.Read.Load(), elem.Progress.Shingled.Load(), stage, time.Since(start).Round(time.Second))
+				if remote != "" {
+					line = fmt.Sprintf("neardup: running on %s, %s elapsed; its workers report no counts until the job ends",
+						remote, time.Since(start).Round(time.Second))
+				}
 				if tty {
 					fmt.Fprintf(w, "\r%-100s", line)
 				} else {
