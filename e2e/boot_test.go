@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -21,9 +20,7 @@ import (
 func TestSDKWorkerBoot(t *testing.T) {
 	bin := binaries(t)
 	nd := filepath.Join(bin, "neardup")
-	prism := startServer(t, "prism", filepath.Join(bin, "prism"), func(port int) []string {
-		return []string{"-job_port=" + strconv.Itoa(port), "-serve_http=false", "-log_kind=text", "-idle_shutdown_timeout=5m"}
-	})
+	prism := prismEngine(t).server
 	// Absolute: the workers run in Prism's working directory.
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(repoRoot(t), "testdata", "seed.jsonl"), "--ngram", "2", "--threshold", "0.8"}
 	embedded := t.TempDir()

@@ -30,60 +30,69 @@ func workerLost(t *testing.T, e *engine) {
 	want := embeddedRun(t, nil, flags...)
 	out := filepath.Join(t.TempDir(), "out")
 	j := e.start(t, nil, append(flags, "--output", out)...)
-	pid := killWorker(t, j.workerTmp, 3*time.Second)
+	pid := killWorker(t, j, 2*time.Second)
 	t.Logf("killed SDK worker %d of job %s", pid, j.name)
 	j.wait(t)
 	got := readTree(t, out)
 	assertSameFiles(t, want, got)
 }
 
-// killWorker waits until an SDK worker (a process run with --worker=true by neardup's
-// boot, with TMPDIR=dir) has run for at least age and is busy (it used CPU in the last
-// half second), kills the busiest with SIGKILL and returns its pid: a worker in the middle
-// of its bundles, not one an earlier stage left idle. It fails the test if none comes
-// within the job timeout.
-func killWorker(t *testing.T, dir string, age time.Duration) int {
+// killWorker waits until the job has had SDK workers (processes run with --worker=true by
+// neardup's boot, with TMPDIR=j.workerTmp) for settle, then kills the busiest of them
+// (the one that used the most CPU in the last half second) with SIGKILL and returns its
+// pid: a worker in the middle of its bundles, not one an earlier stage left idle. It
+// fails the test if the launcher exits first.
+func killWorker(t *testing.T, j *engineJob, settle time.Duration) int {
 	t.Helper()
-	deadline := time.Now().Add(engineRunTimeout)
-	first := map[int]time.Time{}
+	var since time.Time
 	ticks := map[int]int{}
-	for time.Now().Before(deadline) {
+	for !exited(j.cmd.Process.Pid) {
 		busiest, most := 0, 0
-		for _, pid := range processesWith(dir, "--worker=true") {
-			now := cpuTicks(pid)
-			if _, ok := first[pid]; !ok {
-				first[pid], ticks[pid] = time.Now(), now
-				continue
+		for _, pid := range processesWith(j.workerTmp, "--worker=true") {
+			if since.IsZero() {
+				since = time.Now()
 			}
-			if used := now - ticks[pid]; time.Since(first[pid]) >= age && used > most {
-				busiest, most = pid, used
+			now := cpuTicks(pid)
+			if last, ok := ticks[pid]; ok && now-last > most {
+				busiest, most = pid, now-last
 			}
 			ticks[pid] = now
 		}
-		if busiest != 0 {
+		if busiest != 0 && time.Since(since) >= settle {
 			require.NoError(t, syscall.Kill(busiest, syscall.SIGKILL))
 			return busiest
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Fatalf("no busy SDK worker with TMPDIR=%s ran for %v", dir, age)
+	t.Fatalf("job %s ended before a busy SDK worker could be killed", j.name)
 	return 0
+}
+
+// exited reports whether process pid has ended (a zombie not yet waited for counts).
+func exited(pid int) bool {
+	f := procStat(pid)
+	return len(f) == 0 || f[0] == "Z"
 }
 
 // cpuTicks returns the user and system CPU ticks process pid has used (0 if it is gone).
 func cpuTicks(pid int) int {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	f := procStat(pid)
 	if len(f) < 13 {
 		return 0
 	}
 	u, _ := strconv.Atoi(f[11])
 	s, _ := strconv.Atoi(f[12])
 	return u + s
+}
+
+// procStat returns the fields of /proc/PID/stat after the command name (which is in
+// parentheses and may hold spaces), from the state on; nil if the process is gone.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 }
 
 // TestWorkerLostLauncherSignalled stops the launcher of a job on a job server with
