@@ -12,13 +12,10 @@
 # The engines are started as e2e/flink_test.go and e2e/spark_test.go start them (see
 # docs/engines.md), at parallelism 2 / two one-core Spark workers. Run from the repo root.
 # Every file the engines write (Spark's local and work directories, the JVMs' temp files,
-# the SDK workers' copies of the worker binary) stays under OUT/engines-N or is removed.
+# the SDK workers' temporary files) stays under OUT/engines-N or is removed.
 set -euo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
-# Staged and copied once per SDK worker: stripped, as the e2e tests build it.
-ND=$(realpath "$OUT")/neardup-engines
-go build -ldflags='-s -w' -o "$ND" ./cmd/neardup
 source bench/lib.sh
 N=${1:?usage: bench/engines.sh N [embedded] [flink] [spark]}
 shift
@@ -28,8 +25,10 @@ header=$(env_header) # before the runs: the load they start under
 W=$(realpath "$OUT")/engines-$N
 rm -rf "$W"
 mkdir -p "$W"
-boot="$W/boot"
-go build -o "$boot" github.com/apache/beam/sdks/v2/go/container
+# The launcher, the SDK workers' boot program and the staged worker binary: stripped, as
+# the e2e tests build it.
+ND=$W/neardup
+go build -ldflags='-s -w' -o "$ND" ./cmd/neardup
 OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
 PIDS=()
 
@@ -47,7 +46,7 @@ role() {
 	*deploy.master.Master*) echo spark-master ;;
 	*deploy.worker.Worker*) echo spark-worker ;;
 	*CoarseGrainedExecutorBackend*) echo spark-executor ;;
-	*"semi_persist_dir=$W/"*) echo sdk-worker ;;
+	*"$ND --"*) echo sdk-worker ;; # neardup booting a worker, and the worker
 	*"$ND dedup"*) echo launcher ;;
 	esac
 }
@@ -95,7 +94,7 @@ run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
 	start=$(date +%s.%N)
 	TMPDIR=$lt /usr/bin/time -f '%e %U %S %M' -o "$W/$e.time" "$ND" dedup --quiet --input "$corpus" --output "$W/$e-out" \
 		--runner="$e" --endpoint="$ep" --parallelism=2 --worker_binary="$ND" --job_name="bench-$e" \
-		--environment_type=PROCESS --environment_config="{\"command\":\"$PWD/.ci/engines/sdk-worker.sh\",\"env\":{\"TMPDIR\":\"$wt\",\"NEARDUP_BOOT\":\"$boot\"}}" "$@" \
+		--environment_type=PROCESS --environment_config="{\"command\":\"$ND\",\"env\":{\"TMPDIR\":\"$wt\"}}" "$@" \
 		>"$W/$e.log" 2>&1 || { echo "$e run failed: $W/$e.log" >&2; tail -5 "$W/$e.log" >&2; }
 	local wall
 	wall=$(echo "$(date +%s.%N) - $start" | bc)
@@ -152,13 +151,6 @@ stop_all() {
 		p=${p#/proc/}
 		p=${p%/cmdline}
 		[ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null || true
-	done
-	# boot's copies of the worker binary (/tmp/binNNN/worker) that sdk-worker.sh did not
-	# remove (a worker stopped before its watcher saw the copy), recognised by their size.
-	local size d
-	size=$(stat -c %s "$ND")
-	for d in $(find /tmp -maxdepth 1 -name 'bin*' -type d -newer "$W/boot" 2>/dev/null); do
-		[ "$(ls "$d")" = worker ] && [ "$(stat -c %s "$d/worker")" = "$size" ] && rm -rf "$d"
 	done
 	# The engines' scratch: shuffle files, staged artifacts, executors' copies of the jars.
 	rm -rf "$W"/*-js/artifacts "$W"/spark-local[0-9] "$W"/spark-work[0-9]

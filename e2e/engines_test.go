@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,8 +35,9 @@ const sparkMaxWorkers = 4 * sparkWorkers
 type engine struct {
 	name   string // the --runner value: flink or spark
 	server *server
-	worker string // the PROCESS environment's command
-	boot   string // the Go SDK's boot program, which worker runs
+	// artifacts is the job server's --artifacts-dir, where it stages each job's worker
+	// binary; a job's staging directory is removed when the job ends.
+	artifacts string
 	// failed names the first job that failed on the engine. Later jobs fail at once: an
 	// engine left holding a failed job's slots would hang every later one until its
 	// timeout, and the package's.
@@ -64,80 +66,206 @@ func engineHome(t *testing.T, name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// newEngine wraps a started job server. Its workers are the Go SDK's boot program (built
-// from the module cache), each started by the engine through .ci/engines/sdk-worker.sh.
-func newEngine(t *testing.T, name string, srv *server) *engine {
-	t.Helper()
-	return &engine{name: name, server: srv,
-		worker: filepath.Join(repoRoot(t), ".ci", "engines", "sdk-worker.sh"),
-		boot:   filepath.Join(binaries(t), "container")}
-}
-
 var jobCount atomic.Int64
 
 // run runs `neardup args...` as a job on the engine, with env added to the launcher's and
 // the workers' environment, and checks that the job ran there: in worker processes of its
-// own (each left its directory in the job's worker TMPDIR), with nothing passing through
-// the launcher's temporary directory, and named in the job server's log.
+// own (neardup booting itself, with the job's worker TMPDIR), with nothing passing through
+// the launcher's temporary directory, nothing left in the workers', and named in the job
+// server's log.
 func (e *engine) run(t *testing.T, env []string, args ...string) {
+	t.Helper()
+	e.start(t, env, args...).wait(t)
+}
+
+// engineJob is a job started by engine.start.
+type engineJob struct {
+	e                      *engine
+	name                   string
+	args                   []string
+	launcherTmp, workerTmp string
+	cmd                    *exec.Cmd
+	stderr                 strings.Builder
+	workers                *workerWatch
+}
+
+// start starts `neardup args...` on the engine as run does, without waiting for it.
+func (e *engine) start(t *testing.T, env []string, args ...string) *engineJob {
 	t.Helper()
 	if e.failed != "" {
 		t.Fatalf("not run: %s failed on %s earlier", e.failed, e.name)
 	}
-	launcherTmp, workerTmp := t.TempDir(), t.TempDir()
-	workerEnv := map[string]string{"TMPDIR": workerTmp, "NEARDUP_BOOT": e.boot}
+	j := &engineJob{e: e, args: args, launcherTmp: t.TempDir(), workerTmp: t.TempDir()}
+	workerEnv := map[string]string{"TMPDIR": j.workerTmp}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		workerEnv[k] = v
 	}
-	cfg, err := json.Marshal(map[string]any{"command": e.worker, "env": workerEnv})
+	nd := filepath.Join(binaries(t), "neardup")
+	cfg, err := json.Marshal(map[string]any{"command": nd, "env": workerEnv})
 	require.NoError(t, err)
-	job := fmt.Sprintf("neardup-e2e-%s-%d", e.name, jobCount.Add(1))
-	started := time.Now()
-	t.Cleanup(func() { removeBootCopies(t, started) })
-
-	_, stderr, err := execNeardup(t, engineRunTimeout, append([]string{"TMPDIR=" + launcherTmp}, env...), append(args,
-		"--runner="+e.name, "--endpoint="+e.server.addr, "--job_name="+job,
+	j.name = fmt.Sprintf("neardup-e2e-%s-%d", e.name, jobCount.Add(1))
+	j.cmd = exec.Command(nd, append(args,
+		"--runner="+e.name, "--endpoint="+e.server.addr, "--job_name="+j.name,
 		"--parallelism="+strconv.Itoa(engineParallelism),
-		"--worker_binary="+filepath.Join(binaries(t), "neardup"),
+		"--worker_binary="+nd,
 		"--environment_type=PROCESS", "--environment_config="+string(cfg))...)
-	if err != nil {
-		e.failed = job
-		t.Fatalf("job %s (neardup %s) on %s: %v\nneardup's stderr, last lines:\n%s\nthe %s job server's log, last lines:\n%s",
-			job, strings.Join(args, " "), e.name, err, lastLines(stderr, 30), e.name, lastLines(e.server.log(t), 60))
-	}
-
-	workers, err := os.ReadDir(workerTmp)
-	require.NoError(t, err)
-	assert.NotEmpty(t, workers, "no SDK worker process ran in %s", workerTmp)
-	t.Logf("job %s started %d SDK workers", job, len(workers))
-	if e.name == "spark" {
-		// Without environment_cache_millis (internal/portable) Spark starts workers for
-		// every task of every stage: dozens a job.
-		assert.LessOrEqual(t, len(workers), sparkMaxWorkers, "Spark job %s: SDK workers are not reused across stages", job)
-	}
-	launcher, err := os.ReadDir(launcherTmp)
-	require.NoError(t, err)
-	assert.Empty(t, launcher, "the launcher left files in its temporary directory")
-	assert.Contains(t, e.server.log(t), job, "the %s job server's log does not mention job %s", e.name, job)
-	assert.Empty(t, workersLeft(t, workerTmp), "SDK worker processes of job %s still run after it ended", job)
+	j.cmd.Dir = repoRoot(t)
+	j.cmd.Env = neardupEnv(j.launcherTmp, env)
+	j.cmd.Stderr = &j.stderr
+	j.workers = watchWorkers(j.workerTmp)
+	require.NoError(t, j.cmd.Start())
+	t.Cleanup(func() {
+		if j.cmd.ProcessState == nil {
+			_ = j.cmd.Process.Kill()
+			_ = j.cmd.Wait()
+		}
+		j.workers.stop()
+	})
+	return j
 }
 
-// workersLeft waits up to half a minute for the processes whose command line names dir
-// (the SDK workers of one job) to exit, kills those that do not, and returns their
-// command lines. Spark's workers outlive their job by --environment_cache_millis.
+// exit waits for the job's launcher (up to engineRunTimeout) and returns its error and
+// the SDK worker processes seen.
+func (j *engineJob) exit() (error, watched) {
+	timer := time.AfterFunc(engineRunTimeout, func() { _ = j.cmd.Process.Kill() })
+	err := j.cmd.Wait()
+	timer.Stop()
+	return err, j.workers.stop()
+}
+
+// wait waits for the job's launcher, fails the test if the job failed, checks what run
+// checks and returns the launcher's stderr.
+func (j *engineJob) wait(t *testing.T) string {
+	t.Helper()
+	err, seen := j.exit()
+	pids := seen.boots
+	if err != nil {
+		j.e.failed = j.name
+		t.Fatalf("job %s (neardup %s) on %s: %v\nneardup's stderr, last lines:\n%s\nthe %s job server's log, last lines:\n%s",
+			j.name, strings.Join(j.args, " "), j.e.name, err, lastLines(j.stderr.String(), 30), j.e.name, lastLines(j.e.server.log(t), 60))
+	}
+	assert.NotEmpty(t, pids, "no SDK worker process (neardup booting itself) ran with TMPDIR=%s", j.workerTmp)
+	t.Logf("job %s started %d SDK workers", j.name, len(pids))
+	assert.Empty(t, seen.fetched, "SDK workers of job %s fetched the staged binary instead of running the booting one, which is the same", j.name)
+	if j.e.name == "spark" {
+		// Without environment_cache_millis (internal/portable) Spark starts workers for
+		// every task of every stage: dozens a job.
+		assert.LessOrEqual(t, len(pids), sparkMaxWorkers, "Spark job %s: SDK workers are not reused across stages", j.name)
+	}
+	launcher, err := os.ReadDir(j.launcherTmp)
+	require.NoError(t, err)
+	assert.Empty(t, launcher, "the launcher left files in its temporary directory")
+	assert.Contains(t, j.e.server.log(t), j.name, "the %s job server's log does not mention job %s", j.e.name, j.name)
+	assert.Empty(t, workersLeft(t, j.workerTmp), "SDK worker processes of job %s still run after it ended", j.name)
+	left, err := os.ReadDir(j.workerTmp)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the SDK workers left files in their TMPDIR")
+	assert.Empty(t, j.e.stagedLeft(t), "job %s left files staged in the job server's artifacts directory", j.name)
+	return j.stderr.String()
+}
+
+// stagedLeft waits up to ten seconds for the job server's artifacts directory to hold no
+// file (the server removes a job's staged files once it has seen the job end) and
+// returns the files left.
+func (e *engine) stagedLeft(t *testing.T) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var files []string
+		_ = filepath.WalkDir(e.artifacts, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if len(files) == 0 || time.Now().After(deadline) {
+			return files
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// workerWatch records the SDK worker processes of one job while it runs: the processes
+// whose environment holds TMPDIR=dir.
+type workerWatch struct {
+	done chan struct{}
+	seen chan watched
+}
+
+// watched is what a workerWatch saw: the boot processes, and the workers that ran a
+// fetched binary instead of the booting one.
+type watched struct{ boots, fetched map[int]bool }
+
+func watchWorkers(dir string) *workerWatch {
+	w := &workerWatch{done: make(chan struct{}), seen: make(chan watched, 1)}
+	go func() {
+		seen := watched{map[int]bool{}, map[int]bool{}}
+		for {
+			for _, pid := range workerPids(dir) {
+				seen.boots[pid] = true
+			}
+			for _, pid := range processesWith(dir, "/neardup-worker-") {
+				seen.fetched[pid] = true
+			}
+			select {
+			case <-w.done:
+				w.seen <- seen
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the watch and returns what it saw (the first call's answer; later calls
+// return nothing).
+func (w *workerWatch) stop() watched {
+	select {
+	case <-w.done:
+		return watched{}
+	default:
+	}
+	close(w.done)
+	return <-w.seen
+}
+
+// workerPids returns the processes neardup's boot started as SDK workers with
+// TMPDIR=dir: those whose command line holds --provision_endpoint (the boot program) and
+// not their workers, so that each counts once.
+func workerPids(dir string) []int { return processesWith(dir, "--provision_endpoint") }
+
+// processesWith returns the processes whose environment holds TMPDIR=dir and whose
+// command line holds arg.
+func processesWith(dir, arg string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !strings.Contains("\x00"+string(env)+"\x00", "\x00TMPDIR="+dir+"\x00") {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), arg) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// workersLeft waits up to half a minute for the processes whose environment holds
+// TMPDIR=dir (the SDK workers of one job) to exit, kills those that do not, and returns
+// their command lines. Spark's workers outlive their job by --environment_cache_millis.
 func workersLeft(t *testing.T, dir string) []string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		left := map[int]string{}
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		for _, p := range procs {
-			b, err := os.ReadFile(p)
-			if err != nil || !strings.Contains(string(b), dir) {
-				continue
-			}
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		for _, pid := range processesWith(dir, "") {
+			b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 			left[pid] = strings.ReplaceAll(string(b), "\x00", " ")
 		}
 		if len(left) == 0 {
@@ -154,30 +282,6 @@ func workersLeft(t *testing.T, dir string) []string {
 			return out
 		}
 		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// removeBootCopies removes the copies of the worker binary that boot makes, one per worker
-// process, in /tmp/bin*/worker (a fixed directory: boot does not honour TMPDIR), made since
-// the job started. A copy is recognised by being the only file of its directory and the
-// size of the neardup binary the tests built.
-func removeBootCopies(t *testing.T, since time.Time) {
-	bin, err := os.Stat(filepath.Join(binDir, "neardup"))
-	if err != nil {
-		return
-	}
-	dirs, _ := filepath.Glob("/tmp/bin*")
-	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
-		if err != nil || len(entries) != 1 || entries[0].Name() != "worker" {
-			continue
-		}
-		fi, err := entries[0].Info()
-		if err == nil && fi.Size() == bin.Size() && !fi.ModTime().Before(since.Add(-time.Second)) {
-			if err := os.RemoveAll(d); err != nil {
-				t.Logf("remove boot's copy of the worker binary: %v", err)
-			}
-		}
 	}
 }
 

@@ -26,7 +26,6 @@ var mainPackages = []string{
 	"github.com/neardup/neardup/cmd/neardup",
 	"github.com/apache/beam/sdks/v2/go/cmd/prism",
 	"github.com/fsouza/fake-gcs-server",
-	"github.com/apache/beam/sdks/v2/go/container", // the SDK workers' boot program, named container
 }
 
 // outputNames are the files a dedup run over JSONL input commits to --output.
@@ -224,13 +223,7 @@ func execNeardup(t *testing.T, timeout time.Duration, env []string, args ...stri
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "neardup"), args...)
 	cmd.Dir = repoRoot(t)
 	cmd.WaitDelay = 5 * time.Second
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "STORAGE_EMULATOR_HOST=") && !strings.HasPrefix(kv, "TMPDIR=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "TMPDIR="+t.TempDir())
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = neardupEnv(t.TempDir(), env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
@@ -238,6 +231,18 @@ func execNeardup(t *testing.T, timeout time.Duration, env []string, args ...stri
 		err = fmt.Errorf("no result after %v: %w", timeout, err)
 	}
 	return out.String(), errOut.String(), err
+}
+
+// neardupEnv returns the environment neardup runs in: the test's, with TMPDIR set to
+// tmp, without STORAGE_EMULATOR_HOST, and with env added.
+func neardupEnv(tmp string, env []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STORAGE_EMULATOR_HOST=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(append(out, "TMPDIR="+tmp), env...)
 }
 
 // readLocalOutputs reads every file of a local --output directory and checks that the

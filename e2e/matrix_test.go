@@ -118,10 +118,7 @@ func engineMatchesEmbedded(t *testing.T, e *engine, env []string, flags ...strin
 	// --cc is left at auto (local embedded, distributed on the engine) where the caller
 	// does not set it.
 	flags = append([]string{"dedup", "--quiet", "--layout", "single"}, flags...)
-	embedded := filepath.Join(fixture(t, "embedded "+strings.Join(flags, " "), func(dir string) {
-		neardup(t, env, append(flags, "--output", filepath.Join(dir, "out"))...)
-	}), "out")
-	want := readTree(t, embedded)
+	want := embeddedRun(t, env, flags...)
 	out := filepath.Join(t.TempDir(), "out")
 	e.run(t, env, append(flags, "--output", out)...)
 	got := readTree(t, out)
@@ -130,6 +127,16 @@ func engineMatchesEmbedded(t *testing.T, e *engine, env []string, flags ...strin
 		assertCCAuto(t, e, want, got)
 	}
 	return want
+}
+
+// embeddedRun runs `neardup flags... --output DIR` embedded, once per flags and env for
+// the whole package, and returns the files it wrote.
+func embeddedRun(t *testing.T, env []string, flags ...string) map[string][]byte {
+	t.Helper()
+	embedded := filepath.Join(fixture(t, "embedded "+strings.Join(env, " ")+" "+strings.Join(flags, " "), func(dir string) {
+		neardup(t, env, append(flags, "--output", filepath.Join(dir, "out"))...)
+	}), "out")
+	return readTree(t, embedded)
 }
 
 // assertCCAuto checks what --cc auto chose: union-find embedded, where the workers are in

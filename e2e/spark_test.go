@@ -16,7 +16,7 @@ import (
 // separate JVMs), its SDK workers separate processes started by the Spark executors.
 func TestSparkMatchesEmbedded(t *testing.T) {
 	home := engineHome(t, "spark")
-	runEngineMatrix(t, newEngine(t, "spark", startSpark(t, home)))
+	runEngineMatrix(t, startSpark(t, home))
 }
 
 // sparkJavaOptions opens the JDK internals Spark 3.2 reaches into, which Java 17 closes
@@ -41,8 +41,8 @@ var sparkJavaOptions = []string{
 const sparkWorkers = 2
 
 // startSpark starts a standalone Spark cluster and the Spark job server of home (see
-// .ci/engines.sh) submitting to it, and returns the job server.
-func startSpark(t *testing.T, home string) *server {
+// .ci/engines.sh) submitting to it.
+func startSpark(t *testing.T, home string) *engine {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "classpath"))
 	require.NoError(t, err)
@@ -76,7 +76,8 @@ func startSpark(t *testing.T, home string) *server {
 	}
 
 	tmp := t.TempDir()
-	return startServerEnv(t, "spark-job-server", "java", env, func(port int) []string {
+	artifacts := filepath.Join(tmp, "artifacts")
+	srv := startServerEnv(t, "spark-job-server", "java", env, func(port int) []string {
 		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
 		// that its executors start, and fetch the job server's classpath, once.
@@ -84,6 +85,7 @@ func startSpark(t *testing.T, home string) *server {
 			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
-			"--artifacts-dir="+filepath.Join(tmp, "artifacts"), "--spark-master-url="+masterURL)
+			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
 	})
+	return &engine{name: "spark", server: srv, artifacts: artifacts}
 }

@@ -7,6 +7,5 @@ package e2e
 // real build (a main package cannot be imported).
 import (
 	_ "github.com/apache/beam/sdks/v2/go/cmd/prism"
-	_ "github.com/apache/beam/sdks/v2/go/container"
 	_ "github.com/fsouza/fake-gcs-server"
 )

@@ -178,7 +178,7 @@ func (pl *plan) execute(ctx context.Context, build func(beam.Scope), progressOut
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	pl.spilledBefore = spill.Written()
-	res, err := runWithProgress(ctx, p, progressOut, pl.inputBytes)
+	res, err := runWithProgress(ctx, p, pl.tmp(), progressOut, pl.inputBytes)
 	if err != nil {
 		return nil, nil, pl.dir.failed(ctx, jobError(err))
 	}

@@ -20,7 +20,8 @@ import (
 )
 
 // runWithProgress runs p on the runner Beam's flags name and waits for it, printing a
-// Progress line to progressOut (when not nil) while it runs.
+// Progress line to progressOut (when not nil) while it runs. A job on Flink or Spark is
+// recorded in tempDir, the run's temporary directory (internal/portable).
 // ErrDryRun is returned when the runner was asked for a dry run (Dataflow's --dry_run):
 // the job was translated and not submitted, so nothing was written or committed.
 var ErrDryRun = errors.New("dry run: the runner translated the job and did not submit it; nothing was written")
@@ -32,10 +33,10 @@ func dryRun() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Writer, inputBytes int64) (beam.PipelineResult, error) {
+func runWithProgress(ctx context.Context, p *beam.Pipeline, tempDir string, progressOut io.Writer, inputBytes int64) (beam.PipelineResult, error) {
 	run := func() (beam.PipelineResult, error) {
 		if portable.Serves(*runners.Runner) {
-			return portable.Execute(ctx, p)
+			return portable.Execute(ctx, p, *runners.Runner, tempDir)
 		}
 		return beamx.RunWithMetrics(ctx, p)
 	}
@@ -43,7 +44,11 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Write
 		return tmpdir.Run(run)
 	}
 	stop := make(chan struct{})
-	done := reportProgress(progressOut, 2*time.Second, inputBytes, stop)
+	remote := ""
+	if !workersInProcess() {
+		remote = *runners.Runner
+	}
+	done := reportProgress(progressOut, 2*time.Second, inputBytes, remote, stop)
 	res, err := tmpdir.Run(run)
 	close(stop)
 	<-done
@@ -54,8 +59,10 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, progressOut io.Write
 // terminal the line is rewritten in place; otherwise one line is printed per interval.
 // inputBytes is the size of the inputs when every one is read as lines of that many
 // bytes (uncompressed JSONL or text), else 0: the reading stage's time left is estimated
-// from the share of it read so far.
-func reportProgress(w io.Writer, interval time.Duration, inputBytes int64, stop <-chan struct{}) (done <-chan struct{}) {
+// from the share of it read so far. The counts are this process's: when the workers run
+// elsewhere, on the runner remote (whose job servers report metrics only once a job has
+// ended), the line says so instead.
+func reportProgress(w io.Writer, interval time.Duration, inputBytes int64, remote string, stop <-chan struct{}) (done <-chan struct{}) {
 	finished := make(chan struct{})
 	tty := isTerminal(w)
 	start := time.Now()
@@ -79,6 +86,10 @@ func reportProgress(w io.Writer, interval time.Duration, inputBytes int64, stop 
 				}
 				line := progressLine(elem.Progress.Read.Load()-read0, elem.Progress.Shingled.Load()-shingled0,
 					source.BytesRead.Load()-bytes0, inputBytes, stage, time.Since(start))
+				if remote != "" {
+					line = fmt.Sprintf("neardup: running on %s, %s elapsed; its workers report no counts until the job ends",
+						remote, time.Since(start).Round(time.Second))
+				}
 				if tty {
 					fmt.Fprintf(w, "\r%-120s", line)
 				} else {

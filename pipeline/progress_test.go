@@ -33,7 +33,7 @@ func TestProgressLineNamesDocumentsAndStage(t *testing.T) {
 	elem.Progress.Stage.Store("lsh")
 	var out lockedBuffer
 	stop := make(chan struct{})
-	done := reportProgress(&out, 5*time.Millisecond, 0, stop)
+	done := reportProgress(&out, 5*time.Millisecond, 0, "", stop)
 	// The line counts from the run's start: what was read before is not this run's.
 	elem.Progress.Read.Add(1234)
 	assert.Eventually(t, func() bool { return strings.Contains(out.String(), "\n") }, time.Second, 5*time.Millisecond)
@@ -53,4 +53,19 @@ func TestProgressLineGivesRateAndTimeLeft(t *testing.T) {
 	assert.Contains(t, line, "reading 25%, about 30s left")
 	assert.Contains(t, progressLine(900, 900, 1000, 1000, "lsh", 40*time.Second), "reading done")
 	assert.NotContains(t, progressLine(900, 900, 1000, 0, "lsh", 40*time.Second), "reading", "no input size, no estimate")
+}
+
+// On an engine the counts of this process stay at zero: the line must not show them.
+func TestProgressLineOnAnEngineShowsNoCounts(t *testing.T) {
+	elem.Progress.Read.Store(0)
+	var out lockedBuffer
+	stop := make(chan struct{})
+	done := reportProgress(&out, 5*time.Millisecond, 0, "flink", stop)
+	assert.Eventually(t, func() bool { return strings.Contains(out.String(), "\n") }, time.Second, 5*time.Millisecond)
+	close(stop)
+	<-done
+	line := strings.SplitN(out.String(), "\n", 2)[0]
+	assert.Contains(t, line, "running on flink")
+	assert.Contains(t, line, "report no counts until the job ends")
+	assert.NotContains(t, line, "documents read")
 }

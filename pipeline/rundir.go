@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/portable"
 	"github.com/neardup/neardup/io/commit"
 	"github.com/neardup/neardup/io/files"
 	"github.com/neardup/neardup/io/runlock"
@@ -130,6 +131,10 @@ func (d *runDir) removeStale(ctx context.Context) error {
 	for _, dir := range dirs {
 		if dir == d.tmp {
 			continue
+		}
+		// A killed launcher could not cancel its job on the engine.
+		if note := portable.CancelOrphan(ctx, dir); note != "" {
+			d.Notes = append(d.Notes, note)
 		}
 		if err := files.RemoveAll(ctx, dir); err != nil {
 			return fmt.Errorf("remove the temporary directory of an earlier run: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/sdkboot"
 )
 
 type verb struct {
@@ -36,6 +37,10 @@ var verbs = []verb{
 }
 
 func main() {
+	if sdkboot.Invoked(os.Args[1:]) {
+		// An engine starts neardup as the boot program of its SDK workers.
+		os.Exit(sdkboot.Main(os.Args[1:], os.Stderr))
+	}
 	if len(os.Args) >= 2 && topLevelHelp(os.Args[1:], os.Stdout) {
 		return
 	}

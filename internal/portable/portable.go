@@ -1,6 +1,19 @@
-// Package portable submits a pipeline to Spark's portable job server as the Beam Go SDK's
-// universal runner does, and adds the one pipeline option that runner cannot set:
-// environment_cache_millis.
+// Package portable submits a pipeline to Flink's or Spark's portable job server as the
+// Beam Go SDK's universal runner does, with these changes: the worker binary is staged
+// under a plain name; the job carries a pipeline option that runner cannot set (Spark's
+// environment_cache_millis); a launcher stopped by SIGINT or
+// SIGTERM cancels its job; and the job is recorded in the run's temporary directory, so
+// that the next run can cancel the job of a launcher that was killed (CancelOrphan).
+//
+// The staged name: the universal runner stages the worker binary as a file artifact
+// named by its path. Beam's job servers (up to at least 2.62) name the staged copy after
+// that whole path, slashes included, so it lands in subdirectories of the job's staging
+// directory, which the job server's cleanup (it deletes the files directly in it) cannot
+// remove: every job would leave its worker binary behind. Staged as "neardup-worker-"
+// followed by its sha256, the copy is removed when the job ends, and the name tells
+// neardup's boot program (internal/sdkboot) the binary's hash, which those job servers
+// drop from the artifact: a worker whose own binary has that hash runs itself instead of
+// fetching the copy.
 //
 // Beam's Spark runner releases a job's SDK worker environment when the task using it
 // ends, unless environment_cache_millis is positive; then it keeps the environment that
@@ -19,14 +32,20 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/artifact"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/metricsx"
 	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/runnerlib"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
 	"google.golang.org/grpc"
+
+	"github.com/neardup/neardup/internal/interrupt"
+	"github.com/neardup/neardup/internal/sdkboot"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -38,17 +57,20 @@ var EnvironmentCacheMillis = flag.Int("environment_cache_millis", 10000,
 // environmentCacheOption is the key Beam's Java runners read the option from.
 const environmentCacheOption = "beam:option:environment_cache_millis:v1"
 
-// Serves reports whether Execute submits jobs for runner: Spark's names, and only when
-// its workers are not the launching process (LOOPBACK), whose environment is never
-// released anyway.
+// Serves reports whether Execute submits jobs for runner: Flink's and Spark's names, and
+// only when their workers are not the launching process (LOOPBACK), which stages nothing.
 func Serves(runner string) bool {
-	return (runner == "spark" || runner == "SparkRunner") && !jobopts.IsLoopback()
+	return (isSpark(runner) || runner == "flink" || runner == "FlinkRunner") && !jobopts.IsLoopback()
 }
 
-// Execute runs p on the job server of --endpoint as the universal runner does (the worker
-// binary is --worker_binary, or the running binary when it can serve as one), with
-// environment_cache_millis set, and waits for the job unless --async is set.
-func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+func isSpark(runner string) bool { return runner == "spark" || runner == "SparkRunner" }
+
+// Execute runs p on the job server of --endpoint for runner as the universal runner does
+// (the worker binary is --worker_binary, or the running binary when it can serve as
+// one), staged under sdkboot.StagedWorkerPrefix and its hash, with the runner's options
+// set, and waits for the job unless --async is set. Once the job is submitted it is
+// recorded in tempDir (the run's temporary directory, "" for none) as RecordFile.
+func Execute(ctx context.Context, p *beam.Pipeline, runner, tempDir string) (beam.PipelineResult, error) {
 	if *EnvironmentCacheMillis < 0 {
 		return nil, fmt.Errorf("--environment_cache_millis=%d: want 0 or more milliseconds", *EnvironmentCacheMillis)
 	}
@@ -79,13 +101,20 @@ func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
 	if err := runnerlib.UpdateGoEnvironmentWorker(worker, pipeline); err != nil {
 		return nil, err
 	}
+	if err := stageByHash(pipeline); err != nil {
+		return nil, err
+	}
 
 	cc, err := grpcx.Dial(ctx, endpoint, 2*time.Minute)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to job service %s: %w", endpoint, err)
 	}
 	defer cc.Close()
-	client := withOption{jobpb.NewJobServiceClient(cc), environmentCacheOption, float64(*EnvironmentCacheMillis)}
+	options := map[string]*structpb.Value{}
+	if isSpark(runner) {
+		options[environmentCacheOption] = structpb.NewNumberValue(float64(*EnvironmentCacheMillis))
+	}
+	client := withOptions{jobpb.NewJobServiceClient(cc), options}
 	opt := &runnerlib.JobOptions{
 		Name:         jobopts.GetJobName(),
 		Experiments:  jobopts.GetExperiments(),
@@ -105,11 +134,17 @@ func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := writeRecord(ctx, tempDir, jobRecord{endpoint, jobID}); err != nil {
+		return nil, errors.Join(fmt.Errorf("job %s: %w", jobID, err), errors.New(cancel(client, jobID)))
+	}
 	res := &result{jobID: jobID}
 	if *jobopts.Async {
 		return res, nil
 	}
+	// Stopped by a signal, the launcher cancels the job: no one would commit its outputs.
+	unregister := interrupt.Register(func() string { return cancel(client, jobID) })
 	err = runnerlib.WaitForCompletion(ctx, client, jobID)
+	unregister()
 	m, merr := client.GetJobMetrics(ctx, &jobpb.GetJobMetricsRequest{JobId: jobID})
 	if merr != nil {
 		return res, errors.Join(err, fmt.Errorf("job %s: metrics: %w", jobID, merr))
@@ -118,22 +153,64 @@ func Execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
 	return res, err
 }
 
-// withOption is a job service client whose Prepare requests carry one more pipeline
-// option.
-type withOption struct {
-	jobpb.JobServiceClient
-	key   string
-	value float64
+// cancel asks the job service to cancel job id and says what came of it.
+func cancel(client jobpb.JobServiceClient, id string) string {
+	ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+	defer done()
+	res, err := client.Cancel(ctx, &jobpb.CancelJobRequest{JobId: id})
+	if err != nil {
+		return fmt.Sprintf("could not cancel job %s on the engine: %v", id, err)
+	}
+	return fmt.Sprintf("cancelled job %s on the engine (%s)", id, res.GetState())
 }
 
-func (c withOption) Prepare(ctx context.Context, req *jobpb.PrepareJobRequest, opts ...grpc.CallOption) (*jobpb.PrepareJobResponse, error) {
+// stageByHash gives the Go worker binary of p's environments (a file artifact with its
+// sha256) the staging role named sdkboot.StagedWorkerPrefix and the hash, so that the
+// job server stages it under that name. The staging client reads the file by its type
+// payload's path, which is left as it is.
+func stageByHash(p *pipepb.Pipeline) error {
+	found := false
+	for _, env := range p.GetComponents().GetEnvironments() {
+		for _, dep := range env.GetDependencies() {
+			if dep.GetRoleUrn() != artifact.URNGoWorkerBinaryRole {
+				continue
+			}
+			var file pipepb.ArtifactFilePayload
+			if err := proto.Unmarshal(dep.GetTypePayload(), &file); err != nil || file.GetSha256() == "" {
+				return fmt.Errorf("the worker binary's artifact carries no sha256 (%v)", err)
+			}
+			name := sdkboot.StagedWorkerPrefix + file.GetSha256()
+			role, err := proto.Marshal(&pipepb.ArtifactStagingToRolePayload{StagedName: name})
+			if err != nil {
+				return err
+			}
+			dep.RoleUrn, dep.RolePayload = artifact.URNStagingTo, role
+			found = true
+		}
+	}
+	if !found {
+		return errors.New("the pipeline's environments stage no Go worker binary")
+	}
+	return nil
+}
+
+// withOptions is a job service client whose Prepare requests carry more pipeline
+// options.
+type withOptions struct {
+	jobpb.JobServiceClient
+	options map[string]*structpb.Value
+}
+
+func (c withOptions) Prepare(ctx context.Context, req *jobpb.PrepareJobRequest, opts ...grpc.CallOption) (*jobpb.PrepareJobResponse, error) {
 	if req.PipelineOptions == nil {
 		req.PipelineOptions = &structpb.Struct{}
 	}
 	if req.PipelineOptions.Fields == nil {
 		req.PipelineOptions.Fields = map[string]*structpb.Value{}
 	}
-	req.PipelineOptions.Fields[c.key] = structpb.NewNumberValue(c.value)
+	for k, v := range c.options {
+		req.PipelineOptions.Fields[k] = v
+	}
 	return c.JobServiceClient.Prepare(ctx, req, opts...)
 }
 

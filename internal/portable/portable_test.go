@@ -4,10 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/artifact"
 	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -29,7 +32,7 @@ func TestPrepareCarriesTheOption(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			next := &prepared{}
-			c := withOption{next, environmentCacheOption, 2500}
+			c := withOptions{next, map[string]*structpb.Value{environmentCacheOption: structpb.NewNumberValue(2500)}}
 			_, err := c.Prepare(context.Background(), &jobpb.PrepareJobRequest{PipelineOptions: opts})
 			require.NoError(t, err)
 			fields := next.req.GetPipelineOptions().GetFields()
@@ -41,10 +44,11 @@ func TestPrepareCarriesTheOption(t *testing.T) {
 	}
 }
 
-func TestServesSparkOnly(t *testing.T) {
-	assert.True(t, Serves("spark"))
-	assert.True(t, Serves("SparkRunner"))
-	for _, r := range []string{"flink", "prism", "universal", "dataflow", ""} {
+func TestServesFlinkAndSpark(t *testing.T) {
+	for _, r := range []string{"spark", "SparkRunner", "flink", "FlinkRunner"} {
+		assert.True(t, Serves(r), r)
+	}
+	for _, r := range []string{"prism", "universal", "dataflow", ""} {
 		assert.False(t, Serves(r), r)
 	}
 }
@@ -52,7 +56,24 @@ func TestServesSparkOnly(t *testing.T) {
 func TestExecuteRefusesANegativeCache(t *testing.T) {
 	defer func(v int) { *EnvironmentCacheMillis = v }(*EnvironmentCacheMillis)
 	*EnvironmentCacheMillis = -1
-	_, err := Execute(context.Background(), nil)
+	_, err := Execute(context.Background(), nil, "spark", "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--environment_cache_millis=-1")
+}
+
+// The worker binary is staged under a name without a path, carrying its sha256.
+func TestStageByHashNamesTheWorkerByItsHash(t *testing.T) {
+	file, err := proto.Marshal(&pipepb.ArtifactFilePayload{Path: "/some/dir/neardup", Sha256: "abc123"})
+	require.NoError(t, err)
+	dep := &pipepb.ArtifactInformation{TypeUrn: artifact.URNFileArtifact, TypePayload: file, RoleUrn: artifact.URNGoWorkerBinaryRole}
+	p := &pipepb.Pipeline{Components: &pipepb.Components{Environments: map[string]*pipepb.Environment{
+		"go": {Dependencies: []*pipepb.ArtifactInformation{dep}}}}}
+	require.NoError(t, stageByHash(p))
+	assert.Equal(t, artifact.URNStagingTo, dep.GetRoleUrn())
+	var role pipepb.ArtifactStagingToRolePayload
+	require.NoError(t, proto.Unmarshal(dep.GetRolePayload(), &role))
+	assert.Equal(t, "neardup-worker-abc123", role.GetStagedName())
+	assert.Equal(t, file, dep.GetTypePayload(), "the stager still reads the file by its path")
+
+	require.Error(t, stageByHash(&pipepb.Pipeline{Components: &pipepb.Components{}}), "no worker binary")
 }
