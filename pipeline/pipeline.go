@@ -90,9 +90,9 @@ func (c *Config) sourceConfig() source.Config {
 }
 
 func (c *Config) writeConfig(tempDir string, inputs []string) sink.WriteConfig {
-	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField}
+	w := sink.WriteConfig{TempDir: tempDir, Format: c.Format, IDField: c.IDField, TextField: c.TextField, Files: inputs}
 	if c.sharded() {
-		w.Shards, w.Compress, w.Files = c.shards, c.Compress, inputs
+		w.Shards, w.Compress = c.shards, c.Compress
 	}
 	if c.Mode == modeAnnotate {
 		w.Annotate = c.AnnotatePrefix

@@ -339,8 +339,8 @@ type output struct {
 // appended to it), deleting each part once joined. Every output is created even when
 // empty, so the commit always has all of them to move. When sharded, kept (annotated)
 // and removed are in parts already (writeShardFn), and only rejected and the report's
-// texts are joined.
-func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part) error {
+// texts are joined. like is an input whose schema a Parquet output without rows gets.
+func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part, like string) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
 	for i, pt := range parts {
@@ -366,7 +366,7 @@ func concat(ctx context.Context, tempDir, format string, annotate, sharded bool,
 		outs = slices.DeleteFunc(outs, func(o output) bool { return o.ext == ".kept" || o.ext == ".removed" })
 	} else if format == source.FormatParquet {
 		// Parquet files cannot be joined byte-wise: their row groups are merged instead.
-		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts); err != nil {
+		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts, like); err != nil {
 			return err
 		}
 		outs = outs[1:]
