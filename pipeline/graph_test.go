@@ -155,7 +155,9 @@ func graphFor(t *testing.T, cfg Config) *beam.Pipeline {
 		t.Fatal(err)
 	}
 	cfg.Format = "jsonl"
-	cfg.resolveLayout(cfg.Inputs)
+	if err := cfg.resolveLayout(cfg.Inputs); err != nil {
+		t.Fatal(err)
+	}
 	p, s := beam.NewPipelineWithRoot()
 	build(s, &cfg, cfg.Inputs, filepath.Join(cfg.Output, ".tmp"))
 	return p
@@ -171,7 +173,7 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 		{"default", func(*Config) {}},
 		{"annotate", func(c *Config) { c.Mode = modeAnnotate }},
 		{"keep-field", func(c *Config) { c.Keep = "field:score:max" }},
-		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 4, "zstd" }},
+		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 1, "zstd" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
 	"github.com/neardup/neardup/pipeline/internal/cluster"
@@ -15,13 +17,20 @@ import (
 
 // resolveLayout fixes the layout and part count of a run over inputs: auto is single
 // when the workers run in this process (the embedded runner, LOOPBACK), where one file
-// costs nothing; sharded otherwise.
-func (c *Config) resolveLayout(inputs []string) {
+// costs nothing; sharded otherwise. In the sharded layout --shards may not exceed the
+// input files: a part holds whole input files, so every part past them would be empty
+// (and a million of them take the job minutes to write).
+func (c *Config) resolveLayout(inputs []string) error {
 	c.layout = layout.Resolve(c.Layout, workersInProcess(), true)
 	c.shards = c.Shards
 	if c.shards == 0 {
 		c.shards = max(1, len(inputs))
 	}
+	if c.sharded() && c.shards > max(1, len(inputs)) {
+		return fmt.Errorf("--shards %d: more than the %d input file(s); a part holds whole input files, so the parts past them would all be empty: give at most %d, or split the input into more files",
+			c.shards, len(inputs), max(1, len(inputs)))
+	}
+	return nil
 }
 
 // ccAuto is --cc's default: connected components in one worker (cluster.Local) when the

@@ -46,7 +46,9 @@ func Run(ctx context.Context, cfg Config, progressOut io.Writer) (*Stats, error)
 	if err := cfg.checkFormat(); err != nil {
 		return nil, UsageError{err}
 	}
-	cfg.resolveLayout(inputs)
+	if err := cfg.resolveLayout(inputs); err != nil {
+		return nil, UsageError{err}
+	}
 	cfg.resolveCC()
 	names := cfg.committed(append(cfg.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile))
 	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, names) {
