@@ -239,16 +239,18 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 		rec := textfile.Record(line, n)
 		switch {
 		case k:
-			// The record's own bytes and line ending; an unterminated last line gets '\n'
-			// so the next file's records start on their own line.
+			// The line's own bytes (a byte order mark on line 1 too: parsing skips it, the
+			// output keeps the input's bytes) and line ending; an unterminated last line
+			// gets '\n' so the next file's records start on their own line.
 			// Written as two pieces: kept's writer buffers them, so gathering them in buf
 			// first would copy every kept byte twice.
-			end := line[len(textfile.Content(line)):]
+			content := textfile.Content(line)
+			end := line[len(content):]
 			if len(end) == 0 {
 				end = []byte{'\n'}
 			}
 			pt.NKept++
-			if _, err := kept.Write(rec); err != nil {
+			if _, err := kept.Write(content); err != nil {
 				return err
 			}
 			if _, err := kept.Write(end); err != nil {

@@ -61,8 +61,8 @@ func TestWritePartAndConcat(t *testing.T) {
 	assert.Equal(t, int64(1), pa.NKept)
 
 	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pb, pa}, ""))
-	assert.Equal(t, "{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
-		readOut(t, tmp, "kept.jsonl"), "BOM dropped, CRLF kept, missing final newline added, file order")
+	assert.Equal(t, "\xef\xbb\xbf{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
+		readOut(t, tmp, "kept.jsonl"), "BOM kept, CRLF kept, missing final newline added, file order")
 	assert.Equal(t, `{"id":"A3","cluster":"A1","similarity":0.8,"file":"`+a+`","line":3,"record":{"id": "A3", "text": "x"}}`+"\n",
 		readOut(t, tmp, "removed.jsonl"))
 	assert.Equal(t, `{"file":"`+a+`","line":2,"reason":"empty line","record":""}`+"\n", readOut(t, tmp, "rejected.jsonl"))
@@ -81,11 +81,11 @@ func TestConcatWithNoPartsCreatesEmptyOutputs(t *testing.T) {
 func TestWritePartText(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	f := writeInput(t, t.TempDir(), "t.txt", "keep me\nremove \"me\"\n")
+	f := writeInput(t, t.TempDir(), "t.txt", "\xef\xbb\xbfkeep me\nremove \"me\"\n")
 	_, err := writePart(ctx, tmp, "text", "", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
 	require.NoError(t, err)
 	require.NoError(t, concatFromDir(t, tmp, "text", f))
-	assert.Equal(t, "keep me\n", readOut(t, tmp, "kept.txt"))
+	assert.Equal(t, "\xef\xbb\xbfkeep me\n", readOut(t, tmp, "kept.txt"), "the input's bytes, its byte order mark too")
 	assert.Equal(t, `{"id":"`+f+`:2","cluster":"`+f+`:1","similarity":0.5,"file":"`+f+`","line":2,"record":"remove \"me\""}`+"\n", readOut(t, tmp, "removed.jsonl"))
 }
 
