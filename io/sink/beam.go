@@ -57,12 +57,13 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	}
 	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext}, byFile)
 	files := slices.Sorted(slices.Values(cfg.Files))
-	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != "", Files: files}
+	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
 	if cfg.Format == source.FormatParquet && cfg.Annotate == "" && len(files) > 0 {
 		// The inputs share one schema (parquetfile.CheckSchemas).
 		fin.Like = files[0]
 	}
 	if cfg.Shards > 0 {
+		fin.Files = files
 		fin.Shard = &writeShardFn{TempDir: cfg.TempDir, Format: cfg.Format, Compress: cfg.Compress, Shards: cfg.Shards, Annotate: cfg.Annotate != "", Like: fin.Like}
 		parts = beam.ParDo(s, fin.Shard, beam.GroupByKey(s, beam.ParDo(s, &shardOfFn{Files: files, Shards: cfg.Shards}, parts)))
 	}
