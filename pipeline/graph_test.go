@@ -157,7 +157,7 @@ func graphFor(t *testing.T, cfg Config) *beam.Pipeline {
 	}
 	pl := &plan{cfg: cfg, inputs: cfg.Inputs, format: FormatJSONL, dir: &runDir{tmp: filepath.Join(cfg.Output, ".tmp")}}
 	require.NoError(t, pl.chooseBanding())
-	pl.resolveLayout()
+	require.NoError(t, pl.resolveLayout())
 	pl.resolveCC()
 	p, s := beam.NewPipelineWithRoot()
 	pl.build(s)
@@ -174,7 +174,7 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 		{"default", func(*Config) {}},
 		{"annotate", func(c *Config) { c.Mode = ModeAnnotate }},
 		{"keep-field", func(c *Config) { c.Keep = "field:score:max" }},
-		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 4, "zstd" }},
+		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 1, "zstd" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()

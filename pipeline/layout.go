@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
 )
@@ -14,13 +16,21 @@ import (
 
 // resolveLayout fixes the layout and part count of the run: auto is single when the
 // workers run in this process (the embedded runner, LOOPBACK), where one file costs
-// nothing; sharded otherwise.
-func (pl *plan) resolveLayout() {
+// nothing; sharded otherwise. In the sharded layout --shards may not exceed the input
+// files: a part holds whole input files, so every part past them would be empty (and a
+// million of them take the job minutes to write).
+func (pl *plan) resolveLayout() error {
 	pl.layout = Layout(layout.Resolve(string(pl.cfg.Layout), workersInProcess(), true))
 	pl.shards = pl.cfg.Shards
+	files := max(1, len(pl.inputs))
 	if pl.shards == 0 {
-		pl.shards = max(1, len(pl.inputs))
+		pl.shards = files
 	}
+	if pl.sharded() && pl.shards > files {
+		return fmt.Errorf("--shards %d: more than the %d input file(s); a part holds whole input files, so the parts past them would all be empty: give at most %d, or split the input into more files",
+			pl.shards, len(pl.inputs), files)
+	}
+	return nil
 }
 
 // resolveCC turns CCAuto into the algorithm the run uses. Containment pairs are decided

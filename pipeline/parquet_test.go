@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -85,4 +86,54 @@ func TestSeedCorpusParquet(t *testing.T) {
 	assert.Equal(t, int64(4), st.Counts["documents_read"])
 	assert.Equal(t, int64(3), st.Counts["kept"])
 	assert.Equal(t, int64(1), st.Counts["removed"])
+}
+
+// A Parquet input without rows gives a kept.parquet (and sharded parts) with the input's
+// columns, not a file without any.
+func TestEmptyParquetInputKeepsItsSchema(t *testing.T) {
+	in := parquettest.Write(t, filepath.Join(t.TempDir(), "empty.parquet"), []seedRow{}, 3)
+	want := parquet.SchemaOf(seedRow{})
+	for _, sharded := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.Inputs, cfg.Output = []string{in}, t.TempDir()
+		kept := filepath.Join(cfg.Output, "kept.parquet")
+		if sharded {
+			cfg.Layout = "sharded"
+			kept = filepath.Join(cfg.Output, "kept", "part-00000-of-00001.parquet")
+		}
+		st, err := Run(context.Background(), cfg, nil)
+		require.NoError(t, err)
+		assert.Equal(t, int64(0), st.Counts["documents_read"])
+		f, err := os.Open(kept)
+		require.NoError(t, err)
+		info, err := f.Stat()
+		require.NoError(t, err)
+		pf, err := parquet.OpenFile(f, info.Size())
+		require.NoError(t, err)
+		f.Close()
+		assert.Equal(t, int64(0), pf.NumRows())
+		assert.True(t, parquet.EqualNodes(want, pf.Schema()), "sharded %v: kept has the input's schema, got\n%s", sharded, pf.Schema())
+	}
+}
+
+// A Parquet input whose text column is not a string is refused before the pipeline
+// (exit 2), naming the file, the column and its type, even beside a good file: none of
+// its rows could be read.
+func TestParquetInputWithoutTextColumnIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	good := parquettest.Write(t, filepath.Join(dir, "a.parquet"), seedRows(), 3)
+	type intText struct {
+		ID   string `parquet:"id"`
+		Text int64  `parquet:"text"`
+	}
+	bad := parquettest.Write(t, filepath.Join(dir, "b.parquet"), []intText{{"x", 1}, {"y", 2}}, 3)
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Output = []string{good, bad}, t.TempDir()
+	_, err := Run(context.Background(), cfg, nil)
+	require.Error(t, err)
+	var u UsageError
+	assert.True(t, errors.As(err, &u), "%v", err)
+	assert.Equal(t, "--input: "+bad+`: field "text": column type INT64 is not a string (BYTE_ARRAY)`, err.Error())
+	entries, _ := os.ReadDir(cfg.Output)
+	assert.Empty(t, entries)
 }

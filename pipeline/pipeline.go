@@ -95,9 +95,9 @@ func (pl *plan) sourceConfig() source.Config { return pl.cfg.sourceConfig(pl.for
 
 func (pl *plan) writeConfig() sink.WriteConfig {
 	c := &pl.cfg
-	w := sink.WriteConfig{TempDir: pl.tmp(), Format: string(pl.format), IDField: c.IDField, TextField: c.TextField}
+	w := sink.WriteConfig{TempDir: pl.tmp(), Format: string(pl.format), IDField: c.IDField, TextField: c.TextField, Files: pl.inputs}
 	if pl.sharded() {
-		w.Shards, w.Compress, w.Files = pl.shards, string(c.Compress), pl.inputs
+		w.Shards, w.Compress = pl.shards, string(c.Compress)
 	}
 	if c.Mode == ModeAnnotate {
 		w.Annotate = c.AnnotatePrefix

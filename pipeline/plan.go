@@ -78,7 +78,9 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 	if err := pl.chooseBanding(); err != nil {
 		return nil, UsageError{err}
 	}
-	pl.resolveLayout()
+	if err := pl.resolveLayout(); err != nil {
+		return nil, UsageError{err}
+	}
 	pl.resolveCC()
 	pl.names = pl.committed(append(pl.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile))
 	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, pl.names) {

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -218,4 +220,32 @@ func TestOutputUnderInputGlobWarns(t *testing.T) {
 			assert.Empty(t, warn.String())
 		}
 	}
+}
+
+// An input that is not a regular file (a FIFO would block the reader, and is read more
+// than once) is refused before the pipeline, naming it and what it is.
+func TestInputNotARegularFileFailsFirst(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	// Without the check the reader would wait for a writer: this one ends the wait.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Close()
+			}
+		}
+	}()
+	cfg := seedConfig(t)
+	cfg.Inputs = append(cfg.Inputs, fifo)
+	_, err := Run(context.Background(), cfg, nil)
+	require.Error(t, err)
+	var u UsageError
+	assert.True(t, errors.As(err, &u), "%v", err)
+	assert.Equal(t, "--input: "+fifo+": is a pipe (FIFO), not a regular file (an input is read more than once, which only a regular file can give)", err.Error())
+	entries, _ := os.ReadDir(cfg.Output)
+	assert.Empty(t, entries, "nothing is created for an input refused")
 }

@@ -55,7 +55,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	cfg.Inputs = inputs
 	budget := int64(0)
 	if *memory != "" {
-		b, err := memlimit.Parse(*memory)
+		b, err := memlimit.ParseBudget(*memory)
 		if err != nil {
 			return usageError{fmt.Errorf("--memory: %w", err)}
 		}

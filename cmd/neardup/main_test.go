@@ -181,3 +181,12 @@ func TestCompareLargeDocumentsExactly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "whole prefix 0.9 REMOVE")
 }
+
+// A --memory budget below the minimum is a usage error naming the flag and the minimum.
+func TestMemoryBelowMinimumIsRefused(t *testing.T) {
+	dedup := func(args []string, out, errOut *bytes.Buffer) error { return runDedup(args, out, errOut) }
+	_, err := run(t, dedup, "--memory", "1B", "--input", seedFile, "--output", t.TempDir())
+	require.Error(t, err)
+	assert.Equal(t, 2, exitCode(err))
+	assert.Contains(t, err.Error(), `--memory: memory budget "1B" is below the minimum of 256 MiB`)
+}

@@ -38,6 +38,23 @@ func Parse(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
+// MinBudget is the smallest budget ParseBudget accepts: the executable's code and data
+// alone are about 125 MiB resident once a job has run, so a smaller budget could never
+// be kept and would only make the collector run without end.
+const MinBudget = 256 << 20
+
+// ParseBudget is Parse for a memory budget: a size below MinBudget is an error saying so.
+func ParseBudget(s string) (int64, error) {
+	b, err := Parse(s)
+	if err != nil {
+		return 0, err
+	}
+	if b < MinBudget {
+		return 0, fmt.Errorf("memory budget %q is below the minimum of %d MiB: neardup's code alone is about 125 MiB resident", s, MinBudget>>20)
+	}
+	return b, nil
+}
+
 // Machine is the memory this process may use: the machine's total memory, or the
 // container's cgroup limit when that is lower; 0 when neither can be read.
 func Machine() int64 {

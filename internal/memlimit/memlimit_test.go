@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,6 +24,21 @@ func TestParse(t *testing.T) {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
 		}
+	}
+}
+
+func TestParseBudgetRefusesTooSmall(t *testing.T) {
+	for _, small := range []string{"1B", "1", "64MB", "255MiB"} {
+		_, err := ParseBudget(small)
+		if err == nil || !strings.Contains(err.Error(), "below the minimum of 256 MiB") {
+			t.Errorf("ParseBudget(%q) = %v; want the minimum named", small, err)
+		}
+	}
+	if b, err := ParseBudget("256MB"); err != nil || b != MinBudget {
+		t.Errorf("ParseBudget(256MB) = %d, %v", b, err)
+	}
+	if _, err := ParseBudget("two gigs"); err == nil {
+		t.Error("ParseBudget accepted a bad size")
 	}
 }
 

@@ -1,7 +1,9 @@
 package tmpdir
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -65,4 +67,40 @@ func TestRunNestedAfterTMPDIRChanged(t *testing.T) {
 		}
 		return "", nil
 	})
+}
+
+// Run removes the directories of earlier Runs whose process is gone (a SIGKILL runs no
+// defers), and leaves those of running processes and names without a pid.
+func TestRunRemovesDirectoriesOfDeadProcesses(t *testing.T) {
+	outer := t.TempDir()
+	t.Setenv("TMPDIR", outer)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	dead := filepath.Join(outer, fmt.Sprintf("neardup-job-%d-123", gone.Process.Pid))
+	running := filepath.Join(outer, fmt.Sprintf("neardup-job-%d-456", live.Process.Pid))
+	noPid := filepath.Join(outer, "neardup-job-789")
+	other := filepath.Join(outer, "other-1-2")
+	for _, d := range []string{dead, running, noPid, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Run(func() (int, error) { return 0, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("%s, whose process is gone, is still there: %v", dead, err)
+	}
+	for _, d := range []string{running, noPid, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
 }

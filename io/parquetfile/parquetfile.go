@@ -222,7 +222,11 @@ func integer(n parquet.Node) (signed, ok bool) {
 }
 
 func typeName(n parquet.Node) string {
-	if lt := logical(n); lt != nil {
+	switch lt := logical(n).(type) {
+	case nil:
+	case *format.IntType:
+		return map[bool]string{true: "", false: "U"}[lt.IsSigned] + fmt.Sprintf("INT%d", lt.BitWidth)
+	default:
 		return lt.String()
 	}
 	if n.Leaf() {
@@ -248,26 +252,27 @@ func fieldList(schema *parquet.Schema) string {
 	return "columns " + strings.Join(names, ", ")
 }
 
-// CheckSchemas fails when the usable local Parquet files among paths do not all share one
-// schema: their kept rows could not share kept.parquet. A file that cannot be opened, or
-// whose id or text column is unusable, is skipped: the reader rejects it whole and it
-// contributes no rows. Remote and compressed files are skipped too (reading their footer
-// means copying them whole); the sink checks every file again when it merges kept rows.
+// CheckSchemas fails, naming the file, when a Parquet file among paths has no usable id
+// or text column (FindColumns: the column missing, or of a type that holds no string),
+// or when the usable files do not all share one schema: their kept rows could not share
+// kept.parquet. Only files that can be read in place are checked (local ones, gs://;
+// their footer alone is read); a file that cannot be opened is left to the reader, which
+// reports it damaged. The reader accounts for every row of a file not checked here.
 func CheckSchemas(ctx context.Context, paths []string, idField, textField string) error {
 	var first *parquet.Schema
 	var firstPath string
 	for _, p := range paths {
-		if !files.IsLocal(p) || files.Compression(p) != "" {
+		if !files.CanReadAt(p) {
 			continue
 		}
-		f, err := Open(ctx, p)
+		f, err := OpenInPlace(ctx, p)
 		if err != nil {
 			continue
 		}
 		schema := f.Schema()
 		f.Close()
 		if _, err := FindColumns(schema, idField, textField); err != nil {
-			continue
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		if first == nil {
 			first, firstPath = schema, p

@@ -136,7 +136,7 @@ func TestFindColumnsRejectsUnusableColumns(t *testing.T) {
 	schema := parquet.SchemaOf(row{})
 	for _, c := range []struct{ id, text, want string }{
 		{"id", "body", `field "body": no such top-level column (the file has columns "text", "n", "f", "tags", "raw", "meta", "day", "bin", … 1 more)`},
-		{"id", "n", `field "n": column type INT(64,true) is not a string (BYTE_ARRAY)`},
+		{"id", "n", `field "n": column type INT64 is not a string (BYTE_ARRAY)`},
 		{"id", "tags", `field "tags": column is a group (LIST), not a single value per row`},
 		{"id", "raw", `field "raw": column is repeated, not a single value per row`},
 		{"id", "meta", `field "meta": column is a group (group), not a single value per row`},
@@ -235,9 +235,12 @@ func TestCheckSchemas(t *testing.T) {
 	bad := filepath.Join(dir, "bad.parquet")
 	require.NoError(t, os.WriteFile(bad, []byte("not parquet"), 0o644))
 
-	assert.NoError(t, CheckSchemas(ctx, []string{a, b, n, bad}, "id", "text"),
-		"files the reader rejects whole do not take part")
-	err := CheckSchemas(ctx, []string{a, b, o}, "id", "text")
+	assert.NoError(t, CheckSchemas(ctx, []string{a, b, bad}, "id", "text"),
+		"a file that cannot be opened is left to the reader, which reports it damaged")
+	err := CheckSchemas(ctx, []string{a, b, n}, "id", "text")
+	require.Error(t, err)
+	assert.Equal(t, n+`: field "text": no such top-level column (the file has columns "id")`, err.Error())
+	err = CheckSchemas(ctx, []string{a, b, o}, "id", "text")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), a+" and "+o+" have different Parquet schemas")
 }

@@ -101,8 +101,25 @@ func (m *Merger) Append(ctx context.Context, path, name string) error {
 	return nil
 }
 
-// Close writes the footer. With nothing appended it writes a valid Parquet file with no
-// columns and no rows, so the output always exists.
+// Like gives the output the schema and footer metadata of the Parquet file at path when
+// nothing was appended, so that an output without rows still has its input's columns;
+// after an Append it does nothing. name is the input the file stands for, named in errors.
+func (m *Merger) Like(ctx context.Context, path, name string) error {
+	if m.w != nil {
+		return nil
+	}
+	f, err := OpenInPlace(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m.w = parquet.NewWriter(m.out, writerOptions(f.Schema(), f.KeyValueMetadata())...)
+	m.first = name
+	return nil
+}
+
+// Close writes the footer. With nothing appended (and no Like) it writes a valid Parquet
+// file with no columns and no rows, so the output always exists.
 func (m *Merger) Close() error {
 	if m.w == nil {
 		m.w = parquet.NewWriter(m.out, parquet.NewSchema("schema", parquet.Group{}))

@@ -60,6 +60,7 @@ func acquireGCS(ctx context.Context, path string, me Holder) (*gcsLock, *Holder,
 		// the stale lock over meanwhile (its lock is a newer generation). A
 		// GenerationMatch condition says the same on GCS, but emulators ignore it on
 		// delete.
+		afterStaleRead()
 		err = l.obj.Generation(gen).Delete(ctx)
 		if err != nil && !isStatus(err, http.StatusPreconditionFailed) && !errors.Is(err, storage.ErrObjectNotExist) {
 			client.Close()

@@ -126,3 +126,13 @@ func Alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// staleRead, when set (by tests), is called after a stale holder has been read and
+// before its lock is taken over: a test lets another run take it over first there.
+var staleRead func()
+
+func afterStaleRead() {
+	if staleRead != nil {
+		staleRead()
+	}
+}

@@ -203,3 +203,35 @@ func TestObjectStoreRace(t *testing.T) {
 		})
 	}
 }
+
+// Two runs take over one stale lock, interleaved: the second reads the dead holder, the
+// first takes the lock over, then the second acts on what it read. The second must
+// remove or replace only the object it read (the generation on gs://, If-Match on s3://),
+// so it is refused naming the first, whose lock stays.
+func TestObjectStoreStaleTakeoverInterleaved(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s store) {
+		ctx := context.Background()
+		dead := Me("tmp-dead")
+		dead.PID = deadPID(t)
+		s.put(t, encode(dead))
+		var first *Lock
+		staleRead = func() {
+			staleRead = nil // the first run takes the lock over without pausing
+			var err error
+			first, _, err = Acquire(ctx, s.dir, Me("tmp-first"))
+			require.NoError(t, err)
+		}
+		defer func() { staleRead = nil }()
+		_, _, err := Acquire(ctx, s.dir, Me("tmp-second"))
+		require.NotNil(t, first, "the hook ran")
+		var held *HeldError
+		require.ErrorAs(t, err, &held, "the second run must not take a lock the first holds")
+		assert.Equal(t, "tmp-first", held.Holder.TempDir)
+		b, ok := s.get(t)
+		require.True(t, ok)
+		h, _ := decode(b)
+		assert.Equal(t, "tmp-first", h.TempDir)
+		require.NoError(t, first.Check(ctx), "the first run's lock is intact")
+		require.NoError(t, first.Release(ctx))
+	})
+}

@@ -58,6 +58,7 @@ func acquireS3(ctx context.Context, path string, me Holder) (*s3Lock, *Holder, e
 		if h.Host != me.Host || Alive(h.PID) {
 			return nil, nil, &HeldError{Path: path, Holder: h}
 		}
+		afterStaleRead()
 		// Replace the stale lock only if it is still the object read (If-Match): of runs
 		// racing to take it over, one succeeds and the others see its lock next time.
 		out, err = l.client.PutObject(ctx, &s3.PutObjectInput{

@@ -56,11 +56,15 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 		ext = layout.Ext(cfg.Compress)
 	}
 	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext}, byFile)
+	files := slices.Sorted(slices.Values(cfg.Files))
 	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
+	if cfg.Format == source.FormatParquet && cfg.Annotate == "" && len(files) > 0 {
+		// The inputs share one schema (parquetfile.CheckSchemas).
+		fin.Like = files[0]
+	}
 	if cfg.Shards > 0 {
-		files := slices.Sorted(slices.Values(cfg.Files))
-		fin.Shard = &writeShardFn{TempDir: cfg.TempDir, Format: cfg.Format, Compress: cfg.Compress, Shards: cfg.Shards, Annotate: cfg.Annotate != ""}
 		fin.Files = files
+		fin.Shard = &writeShardFn{TempDir: cfg.TempDir, Format: cfg.Format, Compress: cfg.Compress, Shards: cfg.Shards, Annotate: cfg.Annotate != "", Like: fin.Like}
 		parts = beam.ParDo(s, fin.Shard, beam.GroupByKey(s, beam.ParDo(s, &shardOfFn{Files: files, Shards: cfg.Shards}, parts)))
 	}
 	// once.Group rather than a GroupByKey of the parts: it runs exactly once even when there
@@ -168,6 +172,8 @@ type concatFn struct {
 	// Files are the sorted inputs.
 	Shard *writeShardFn
 	Files []string
+	// Like is an input whose schema kept.parquet gets when no row is kept.
+	Like string
 }
 
 func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, parts func(*part) bool, done func(int)) error {
@@ -176,7 +182,7 @@ func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bo
 	for parts(&p) {
 		all = append(all, p)
 	}
-	if err := concat(ctx, f.TempDir, f.Format, f.Annotate, f.Shard != nil, all); err != nil {
+	if err := concat(ctx, f.TempDir, f.Format, f.Annotate, f.Shard != nil, all, f.Like); err != nil {
 		return err
 	}
 	if f.Shard != nil {

@@ -102,8 +102,8 @@ func TestWritePipelineParquet(t *testing.T) {
 		`{"id":"B2","text":"x","views":7,"score":0.0,"tags":[],"meta":null,"note":null}}`+"\n",
 		r.removed)
 
-	// rejected.jsonl: the null-text row with its row number and columns, and the file
-	// without a text column, whole.
+	// rejected.jsonl: the null-text row with its row number and columns, and each row of
+	// the file without a text column (one the driver could not check) with its columns.
 	type rejectedRow struct {
 		File   string
 		Line   int64
@@ -119,14 +119,15 @@ func TestWritePipelineParquet(t *testing.T) {
 	assert.Equal(t, []rejectedRow{
 		{File: a, Line: 3, Reason: `field "text": null`,
 			Record: sp(`{"id":"D3","text":null,"views":3,"score":2.0,"tags":["z"],"meta":null,"note":null}`)},
-		{File: c, Line: 0, Reason: `field "text": no such top-level column (the file has columns "id", "body")`},
+		{File: c, Line: 1, Reason: `field "text": no such top-level column (the file has columns "id", "body")`, Record: sp(`{"id":"C1","body":"a"}`)},
+		{File: c, Line: 2, Reason: `field "text": no such top-level column (the file has columns "id", "body")`, Record: sp(`{"id":"C2","body":"b"}`)},
 	}, rej)
 
-	// Every row of a and b is in exactly one output; c is one file-level rejection.
-	assert.Equal(t, len(aRows)+len(bRows), len(got)+len(lines(r.removed))+len(rej)-1)
+	// Every row is in exactly one output.
+	assert.Equal(t, len(aRows)+len(bRows)+2, len(got)+len(lines(r.removed))+len(rej))
 	assert.Equal(t, map[string]int64{
-		"documents_read": 6, "records_rejected": 2, "invalid_utf8_replaced": 1, "input_ranges": 3,
-		"output_kept": 4, "output_removed": 2, "output_rejected": 2,
+		"documents_read": 6, "records_rejected": 3, "invalid_utf8_replaced": 1, "input_ranges": 3,
+		"output_kept": 4, "output_removed": 2, "output_rejected": 3,
 	}, r.counters)
 
 	// Run to run, the outputs are byte-identical.
@@ -186,7 +187,7 @@ func TestConcatParquetRefusesDifferentSchemas(t *testing.T) {
 	require.NoError(t, err)
 	pb, err := writePart(ctx, tmp, source.FormatParquet, "", "", b, planOf(t, kept(1)))
 	require.NoError(t, err)
-	err = concat(ctx, tmp, source.FormatParquet, false, false, []part{pb, pa})
+	err = concat(ctx, tmp, source.FormatParquet, false, false, []part{pb, pa}, "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), a+" and "+b+" have different Parquet schemas")
 }
@@ -227,7 +228,7 @@ func TestWritePartParquetReadError(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), pt.NKept)
 	assert.Equal(t, int64(1), pt.NRejected)
-	require.NoError(t, concat(ctx, tmp, source.FormatParquet, false, false, []part{pt}))
+	require.NoError(t, concat(ctx, tmp, source.FormatParquet, false, false, []part{pt}, ""))
 	got, err := parquet.ReadFile[hfRow](filepath.Join(tmp, KeptParquet))
 	require.NoError(t, err)
 	assert.Len(t, got, 2)

@@ -239,16 +239,18 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 		rec := textfile.Record(line, n)
 		switch {
 		case k:
-			// The record's own bytes and line ending; an unterminated last line gets '\n'
-			// so the next file's records start on their own line.
+			// The line's own bytes (a byte order mark on line 1 too: parsing skips it, the
+			// output keeps the input's bytes) and line ending; an unterminated last line
+			// gets '\n' so the next file's records start on their own line.
 			// Written as two pieces: kept's writer buffers them, so gathering them in buf
 			// first would copy every kept byte twice.
-			end := line[len(textfile.Content(line)):]
+			content := textfile.Content(line)
+			end := line[len(content):]
 			if len(end) == 0 {
 				end = []byte{'\n'}
 			}
 			pt.NKept++
-			if _, err := kept.Write(rec); err != nil {
+			if _, err := kept.Write(content); err != nil {
 				return err
 			}
 			if _, err := kept.Write(end); err != nil {
@@ -339,8 +341,8 @@ type output struct {
 // appended to it), deleting each part once joined. Every output is created even when
 // empty, so the commit always has all of them to move. When sharded, kept (annotated)
 // and removed are in parts already (writeShardFn), and only rejected and the report's
-// texts are joined.
-func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part) error {
+// texts are joined. like is an input whose schema a Parquet output without rows gets.
+func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part, like string) error {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
 	bases := map[string]string{}
 	for i, pt := range parts {
@@ -366,7 +368,7 @@ func concat(ctx context.Context, tempDir, format string, annotate, sharded bool,
 		outs = slices.DeleteFunc(outs, func(o output) bool { return o.ext == ".kept" || o.ext == ".removed" })
 	} else if format == source.FormatParquet {
 		// Parquet files cannot be joined byte-wise: their row groups are merged instead.
-		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts); err != nil {
+		if err := mergeParquet(ctx, files.Join(tempDir, outs[0].name), parts, like); err != nil {
 			return err
 		}
 		outs = outs[1:]

@@ -129,25 +129,42 @@ func routeParquet(ctx context.Context, file, annotate string, p *plan, kept, rem
 }
 
 // mergeParquet merges the per-file kept parts, in sorted file order, into dst. Every part
-// must have the first one's schema.
-func mergeParquet(ctx context.Context, dst string, parts []part) error {
+// with rows must have the first one's schema; a part without rows adds nothing and is
+// skipped (its file's rows were all removed or rejected, maybe for a schema without a
+// usable column). With no row at all, dst gets the schema of the input like, or ("") of
+// the first part: an output without rows still has its columns.
+func mergeParquet(ctx context.Context, dst string, parts []part, like string) error {
 	w, err := files.Create(ctx, dst)
 	if err != nil {
 		return err
 	}
+	fail := func(err error) error {
+		w.Close()
+		return fmt.Errorf("merge kept rows into %s: %w", dst, err)
+	}
 	m := parquetfile.NewMerger(w)
+	likeName := like
 	for _, pt := range parts {
 		if !pt.Kept {
 			continue
 		}
+		if pt.NKept == 0 {
+			if like == "" {
+				like, likeName = pt.Base+".kept", pt.File
+			}
+			continue
+		}
 		if err := m.Append(ctx, pt.Base+".kept", pt.File); err != nil {
-			w.Close()
-			return fmt.Errorf("merge kept rows into %s: %w", dst, err)
+			return fail(err)
+		}
+	}
+	if like != "" {
+		if err := m.Like(ctx, like, likeName); err != nil {
+			return fail(err)
 		}
 	}
 	if err := m.Close(); err != nil {
-		w.Close()
-		return fmt.Errorf("merge kept rows into %s: %w", dst, err)
+		return fail(err)
 	}
 	return w.Close()
 }

@@ -60,9 +60,9 @@ func TestWritePartAndConcat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), pa.NKept)
 
-	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pb, pa}))
-	assert.Equal(t, "{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
-		readOut(t, tmp, "kept.jsonl"), "BOM dropped, CRLF kept, missing final newline added, file order")
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pb, pa}, ""))
+	assert.Equal(t, "\xef\xbb\xbf{\"id\": \"A1\", \"text\": \"x\"}\n{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}\n",
+		readOut(t, tmp, "kept.jsonl"), "BOM kept, CRLF kept, missing final newline added, file order")
 	assert.Equal(t, `{"id":"A3","cluster":"A1","similarity":0.8,"file":"`+a+`","line":3,"record":{"id": "A3", "text": "x"}}`+"\n",
 		readOut(t, tmp, "removed.jsonl"))
 	assert.Equal(t, `{"file":"`+a+`","line":2,"reason":"empty line","record":""}`+"\n", readOut(t, tmp, "rejected.jsonl"))
@@ -72,7 +72,7 @@ func TestWritePartAndConcat(t *testing.T) {
 
 func TestConcatWithNoPartsCreatesEmptyOutputs(t *testing.T) {
 	tmp := t.TempDir()
-	require.NoError(t, concat(context.Background(), tmp, "text", false, false, nil))
+	require.NoError(t, concat(context.Background(), tmp, "text", false, false, nil, ""))
 	for _, n := range OutputNames("text") {
 		assert.Equal(t, "", readOut(t, tmp, n))
 	}
@@ -81,11 +81,11 @@ func TestConcatWithNoPartsCreatesEmptyOutputs(t *testing.T) {
 func TestWritePartText(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	f := writeInput(t, t.TempDir(), "t.txt", "keep me\nremove \"me\"\n")
+	f := writeInput(t, t.TempDir(), "t.txt", "\xef\xbb\xbfkeep me\nremove \"me\"\n")
 	_, err := writePart(ctx, tmp, "text", "", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
 	require.NoError(t, err)
 	require.NoError(t, concatFromDir(t, tmp, "text", f))
-	assert.Equal(t, "keep me\n", readOut(t, tmp, "kept.txt"))
+	assert.Equal(t, "\xef\xbb\xbfkeep me\n", readOut(t, tmp, "kept.txt"), "the input's bytes, its byte order mark too")
 	assert.Equal(t, `{"id":"`+f+`:2","cluster":"`+f+`:1","similarity":0.5,"file":"`+f+`","line":2,"record":"remove \"me\""}`+"\n", readOut(t, tmp, "removed.jsonl"))
 }
 
@@ -101,7 +101,7 @@ func concatFromDir(t *testing.T, tmp, format string, fileList ...string) error {
 		}
 		parts = append(parts, pt)
 	}
-	return concat(context.Background(), tmp, format, false, false, parts)
+	return concat(context.Background(), tmp, format, false, false, parts, "")
 }
 
 func TestWritePartRefusesMismatchedOutcomes(t *testing.T) {
@@ -181,6 +181,6 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 	tmp = t.TempDir()
 	pt, err = writePart(ctx, tmp, "jsonl", "", "", missing, planOf(t, rejectedAt(0, "open error: gone")))
 	require.NoError(t, err)
-	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pt}))
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pt}, ""))
 	assert.Equal(t, `{"file":"`+missing+`","line":0,"reason":"open error: gone"}`+"\n", readOut(t, tmp, "rejected.jsonl"))
 }

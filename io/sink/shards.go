@@ -57,6 +57,7 @@ type writeShardFn struct {
 	TempDir, Format, Compress string
 	Shards                    int
 	Annotate                  bool
+	Like                      string // an input whose schema a Parquet part without rows gets
 }
 
 func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, parts func(*part) bool, emit func(part)) error {
@@ -70,7 +71,7 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, parts func
 		dst := files.Join(f.TempDir, layout.Part(out.name, shard, f.Shards, f.compress()))
 		var err error
 		if f.Format == source.FormatParquet && out.ext == ".kept" {
-			err = mergeParquet(ctx, dst, all)
+			err = mergeParquet(ctx, dst, all, f.Like)
 		} else {
 			err = concatOne(ctx, dst, all, out.has, out.ext+layout.Ext(f.compress()))
 		}

@@ -58,7 +58,9 @@ type WriteConfig struct {
 	// Files cut into Shards runs of consecutive files. 0: one file each.
 	Shards   int
 	Compress string
-	Files    []string
+	// Files are the input files; a Parquet output without rows gets the first one's
+	// schema.
+	Files []string
 }
 
 // KeptName is the kept output's name for a format: kept.txt for text, kept.parquet for

@@ -34,7 +34,7 @@ func TestInvalidUTF8RecordsGiveValidJSON(t *testing.T) {
 	p, err := writePart(ctx, tmp, "jsonl", "", "", file, planOf(t, kept(1),
 		removedAt(2, idOf("A\xff2"), "A1", 0.9), removedAt(3, idOf("A\xed\xa0\x803"), "A1", 0.8)))
 	require.NoError(t, err)
-	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{p}))
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{p}, ""))
 	checkJSONLines(t, filepath.Join(tmp, "removed.jsonl"), 2)
 
 	ann := filepath.Join(t.TempDir(), ".tmp")
@@ -44,7 +44,7 @@ func TestInvalidUTF8RecordsGiveValidJSON(t *testing.T) {
 	p, err = writePart(ctx, ann, "jsonl", "dup_", "", file, planOf(t, annotated(1, "A1", false),
 		annotated(2, idOf("A\xff2"), true), annotated(3, idOf("A\xed\xa0\x803"), true)))
 	require.NoError(t, err)
-	require.NoError(t, concat(ctx, ann, "jsonl", true, false, []part{p}))
+	require.NoError(t, concat(ctx, ann, "jsonl", true, false, []part{p}, ""))
 	names, err := filepath.Glob(filepath.Join(ann, "*.jsonl"))
 	require.NoError(t, err)
 	lines := 0

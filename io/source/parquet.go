@@ -13,7 +13,8 @@ import (
 
 // readParquet reads one Parquet file's id and text columns into Docs, one per row, with
 // the 1-based row number as the Line. A null text rejects its row; a file that cannot be
-// opened, or whose schema has no usable text (or id) column, is rejected whole at Line 0.
+// opened is damaged; each row of a file whose schema has no usable text (or id) column is
+// rejected.
 func readParquet(ctx context.Context, file string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) {
 	f, cols, ok := openParquet(ctx, file, cfg, false, st, reject)
 	if !ok {
@@ -69,7 +70,7 @@ func readParquetRange(ctx context.Context, r Range, cfg Config, last int64, st *
 }
 
 // openParquet opens file and locates its id and text columns; a file that cannot be
-// opened is damaged, one whose columns are unusable is rejected at Line 0. A reader of a
+// opened is damaged, each row of one whose columns are unusable is rejected. A reader of a
 // part of the file opens it in place (parquetfile.OpenInPlace): a remote file is then not
 // copied whole for the few row groups it reads.
 func openParquet(ctx context.Context, file string, cfg Config, inPlace bool, st *Stats, reject func(int64, string)) (*parquetfile.File, parquetfile.Columns, bool) {
@@ -84,8 +85,12 @@ func openParquet(ctx context.Context, file string, cfg Config, inPlace bool, st 
 	}
 	cols, err := parquetfile.FindColumns(f.Schema(), cfg.IDField, cfg.TextField)
 	if err != nil {
+		// Only a file the driver could not check (parquetfile.CheckSchemas) gets here:
+		// each of its rows is rejected with the reason, so that every row is counted.
+		for row := int64(1); row <= f.NumRows(); row++ {
+			reject(row, err.Error())
+		}
 		f.Close()
-		reject(0, err.Error())
 		return nil, parquetfile.Columns{}, false
 	}
 	return f, cols, true

@@ -58,24 +58,25 @@ func TestReadFileParquet(t *testing.T) {
 	assert.Len(t, rej, 1)
 }
 
-func TestReadFileParquetWholeFileRejections(t *testing.T) {
+// A file the driver could not check (remote, compressed) with no usable column has each
+// of its rows rejected with the reason: every row is counted.
+func TestReadFileParquetUnusableColumnsRejectEveryRow(t *testing.T) {
 	dir := t.TempDir()
-	f := writeParquet(t, dir, "a.parquet", []hfRow{{URL: "u", Text: str("x")}}, 10)
+	f := writeParquet(t, dir, "a.parquet", []hfRow{{URL: "u", Text: str("x")}, {URL: "v", Text: str("y")}}, 1)
 
 	docs, rej, st := readFile(t, f, Config{TextField: "body"})
 	assert.Empty(t, docs)
-	require.Len(t, rej, 1)
-	assert.Equal(t, int64(0), rej[0].Line)
-	assert.Equal(t, `field "body": no such top-level column (the file has columns "url", "text", "id", "score", "tags")`, rej[0].Reason)
-	assert.Equal(t, Stats{Rejected: 1}, st)
+	reason := `field "body": no such top-level column (the file has columns "url", "text", "id", "score", "tags")`
+	assert.Equal(t, []record.Rejected{{File: f, Line: 1, Reason: reason}, {File: f, Line: 2, Reason: reason}}, rej)
+	assert.Equal(t, Stats{Rejected: 2}, st)
 
 	_, rej, _ = readFile(t, f, Config{TextField: "score"})
-	require.Len(t, rej, 1)
+	require.Len(t, rej, 2)
 	assert.Equal(t, `field "score": column type DOUBLE is not a string (BYTE_ARRAY)`, rej[0].Reason)
 
 	_, rej, _ = readFile(t, f, Config{IDField: "tags"})
-	require.Len(t, rej, 1)
-	assert.Equal(t, int64(0), rej[0].Line)
+	require.Len(t, rej, 2)
+	assert.Equal(t, int64(2), rej[1].Line)
 	assert.Contains(t, rej[0].Reason, `field "tags": column is a group (LIST)`)
 
 	junk := write(t, dir, "junk.parquet", []byte("{\"id\": 1}\n"))
@@ -83,6 +84,45 @@ func TestReadFileParquetWholeFileRejections(t *testing.T) {
 	require.Len(t, rej, 1)
 	assert.Equal(t, int64(0), rej[0].Line)
 	assert.Contains(t, rej[0].Reason, OpenErrorPrefix+"open "+junk+": not a readable Parquet file")
+}
+
+// Files refuses, before any work, a Parquet file whose text or id column is missing or of
+// the wrong type, naming the file, the column and its type, even beside good files.
+func TestFilesParquetRefusesUnusableColumns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := writeParquet(t, dir, "a.parquet", []hfRow{{URL: "u", Text: str("x")}}, 10)
+	type intText struct {
+		Text int64 `parquet:"text"`
+	}
+	type structText struct {
+		Text struct {
+			A string `parquet:"a"`
+		} `parquet:"text"`
+	}
+	type listText struct {
+		Text []string `parquet:"text,list"`
+	}
+	type floatID struct {
+		ID   float64 `parquet:"id"`
+		Text string  `parquet:"text"`
+	}
+	for name, tc := range map[string]struct {
+		path, want string
+		cfg        Config
+	}{
+		"int":     {writeParquet(t, dir, "int.parquet", []intText{{1}}, 10), `field "text": column type INT64 is not a string (BYTE_ARRAY)`, Config{}},
+		"struct":  {writeParquet(t, dir, "struct.parquet", []structText{{}}, 10), `field "text": column is a group (group), not a single value per row`, Config{}},
+		"list":    {writeParquet(t, dir, "list.parquet", []listText{{}}, 10), `field "text": column is a group (LIST), not a single value per row`, Config{}},
+		"missing": {good, `field "body": no such top-level column`, Config{TextField: "body"}},
+		"id":      {writeParquet(t, dir, "fid.parquet", []floatID{{1, "x"}}, 10), `field "id": column type DOUBLE is not a string or an integer`, Config{}},
+	} {
+		cfg := tc.cfg
+		cfg.Patterns = []string{good, tc.path}
+		_, err := Files(ctx, cfg)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), tc.path+": "+tc.want, name)
+	}
 }
 
 func TestFilesParquet(t *testing.T) {

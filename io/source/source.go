@@ -121,6 +121,7 @@ func OutputFormat(fileList []string, format string) (string, error) {
 }
 
 // Files expands cfg.Patterns into the sorted, distinct input list and checks that every
+// file is a regular file this process may read (files.CheckInput), that every
 // file has a known format and that they agree; for Parquet, also that the local files
 // share one schema (parquetfile.CheckSchemas). The driver calls it before building the
 // graph, so a bad glob, an unknown extension or a schema mismatch fails before any work
@@ -130,6 +131,11 @@ func Files(ctx context.Context, cfg Config) ([]string, error) {
 	list, err := files.Expand(ctx, cfg.Patterns)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range list {
+		if err := files.CheckInput(f); err != nil {
+			return nil, err
+		}
 	}
 	format, err := OutputFormat(list, cfg.Format)
 	if err != nil {
@@ -151,10 +157,10 @@ type Stats struct {
 }
 
 // ReadFile streams one file, calling doc for every usable record and rej for every other
-// line (row), in order. It never fails: a file that cannot be opened (or, for Parquet,
-// lacks a usable text column) gives one Rejected at Line 0, and a stream that breaks (e.g.
-// a truncated .gz) gives a Rejected at the line where it broke, after the Docs read before
-// it.
+// line (row), in order. It never fails: a file that cannot be opened gives one Rejected
+// at Line 0 (a Parquet file without a usable text column, one per row), and a stream
+// that breaks (e.g. a truncated .gz) gives a Rejected at the line where it broke, after
+// the Docs read before it.
 func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc), rej func(record.Rejected)) Stats {
 	cfg = cfg.WithDefaults()
 	var st Stats
