@@ -8,9 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/neardup/neardup/gen"
-	"github.com/neardup/neardup/gen/gentest"
 )
 
 // TestPortableRunnerMatchesEmbedded submits dedup through the portable (universal) runner
@@ -40,7 +37,8 @@ func TestPortableRunnerMatchesEmbedded(t *testing.T) {
 		// A corpus with planted near-duplicates: many clusters and LSH buckets, so that
 		// equal outputs say something about determinism across runners.
 		const n = 2000
-		corpus := gentest.Corpus(t, n, 7, gen.Defaults().DupFraction)
+		corpus := filepath.Join(t.TempDir(), "corpus.jsonl")
+		neardup(t, nil, "gen", "--n", strconv.Itoa(n), "--seed", "7", "--output", corpus)
 		embedded, portable := embeddedAndPortable(t, prism, "neardup-e2e-generated",
 			"--input", corpus, "--threshold", "0.8")
 

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,9 +48,25 @@ type resources struct {
 // measureResources reads the process's peak RSS and the bytes spilled since spilled0
 // (spill.Written at the run's start).
 func measureResources(spilled0 int64) resources {
+	return resources{PeakRSSBytes: peakRSS(), SpilledBytes: spill.Written() - spilled0}
+}
+
+// peakRSS is this process's peak resident memory: VmHWM, the high-water mark of its own
+// address space. getrusage's ru_maxrss is not: Linux carries it across exec, so a process
+// started by a larger one reports that one's size at the fork.
+func peakRSS() int64 {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				if kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return resources{PeakRSSBytes: ru.Maxrss * 1024, SpilledBytes: spill.Written() - spilled0}
+	return ru.Maxrss << 10
 }
 
 // parameters are the settings that decide the result.
