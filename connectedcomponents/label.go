@@ -72,7 +72,7 @@ func Label(s beam.Scope, edges beam.PCollection, opts Options) (labels, unconver
 // and usually far fewer edges. A driver that gets unconverged > 0 can save it
 // and run Label on it in a new pipeline to continue where this one stopped.
 func LabelWithGraph(s beam.Scope, edges beam.PCollection, opts Options) (labels, unconverged, graph beam.PCollection) {
-	s = s.Scope("ConnectedComponents")
+	s = s.Scope("connectedcomponents.LabelWithGraph")
 	checkEdgeType(edges)
 	rounds := opts.rounds()
 

@@ -49,8 +49,8 @@ func BuildIndex(ctx context.Context, cfg Config, shards int, progressOut io.Writ
 	_, counts, err := pl.execute(ctx, func(s beam.Scope) {
 		docs, _, readCounts := source.Read(s, pl.inputs, pl.sourceConfig())
 		tally.Write(s, files.Join(pl.tmp(), countsFile), readCounts)
-		rows := indexwrite.Rows(s.Scope("IndexRows"), docs, shards, pl.indexRowOptions())
-		indexwrite.WriteShards(s.Scope("WriteIndex"), rows, w, pl.tmp())
+		rows := indexwrite.Rows(s, docs, shards, pl.indexRowOptions())
+		indexwrite.WriteShards(s, rows, w, pl.tmp())
 	}, progressOut)
 	if err != nil {
 		return nil, err

@@ -28,13 +28,12 @@ func (pl *plan) build(s beam.Scope) {
 	docs, rejected, readCounts := source.Read(s, pl.inputs, pl.sourceConfig())
 	docs = against.Prefer(s, docs, pl.preferred)
 	fo := pl.featureOptions()
-	docLocs, sets, bands, indexEdges, signCounts := features.Sign(s, docs, fo)
-	docLocs, sets, bands, signCounts = against.WithIndexes(s, pl.shardRefs(), fo, docLocs, sets, bands, signCounts)
+	signed := against.WithIndexes(s, pl.shardRefs(), fo, features.Sign(s, docs, fo))
 
-	locs, idCheck := features.CheckUniqueIDs(s, docLocs)
-	exactEdges, exactCounts := features.Collapse(s, sets)
+	locs, idCheck := features.CheckUniqueIDs(s, signed.Locs)
+	exactEdges, exactCounts := features.Collapse(s, signed.Sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
+	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
@@ -42,7 +41,7 @@ func (pl *plan) build(s beam.Scope) {
 	if cfg.isContainment() {
 		fates, lines, clusterCounts = cluster.Containment(s, exactEdges, verified, cfg.Partitions)
 	} else {
-		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, indexEdges),
+		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, signed.Indexed),
 			cluster.Options{CC: string(pl.cc), Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: string(cfg.Keep)})
 	}
 	if cluster.IsKeepField(string(cfg.Keep)) {
@@ -56,8 +55,8 @@ func (pl *plan) build(s beam.Scope) {
 		indexwrite.Update(s, decisions, pl.indexWrite, pl.indexRowOptions(), tempDir)
 	}
 	writeCounts := sink.Write(s, decisions, rejected, pl.writeConfig())
-	output.WriteSorted(s.Scope("WriteClusters"), lines, pl.clustersLayout())
-	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signCounts, exactCounts, bucketCounts, pairCounts,
+	output.WriteSorted(s, lines, pl.clustersLayout())
+	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signed.Counts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)
 }
 

@@ -36,23 +36,23 @@ func Prefer(s beam.Scope, docs beam.PCollection, preferred []string) beam.PColle
 	if len(preferred) == 0 {
 		return docs
 	}
-	return beam.ParDo(s.Scope("Prefer"), &preferFn{Files: preferred}, docs)
+	return beam.ParDo(s.Scope("against.Prefer"), &preferFn{Files: preferred}, docs)
 }
 
-// WithIndexes adds the indexed documents' locations (PCollection<KV<int, LocBatch>>),
-// set fingerprints (KV<int, SetBatch>) and band entries (KV<int, BandBatch>) to the
-// input documents', made by the same locate and featurize DoFns, and adds the indexed
-// documents' counts (indexed_documents and features.Sign's) to counts, a
-// PCollection<tally.Count>. They are made where each shard file is read: indexed
-// documents, which carry their shingle hashes, are never shuffled as Docs.
-func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, locs, sets, bands, counts beam.PCollection) (beam.PCollection, beam.PCollection, beam.PCollection, beam.PCollection) {
+// WithIndexes adds to the input documents' features.Signed the indexed documents'
+// locations, set fingerprints and band entries, made by the same locate and featurize
+// DoFns, and their counts (indexed_documents and features.Sign's); Indexed passes
+// through. They are made where each shard file is read: indexed documents, which carry
+// their shingle hashes, are never shuffled as Docs.
+func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, in features.Signed) features.Signed {
 	if len(refs) == 0 {
-		return locs, sets, bands, counts
+		return in
 	}
-	s = s.Scope("ReadIndexes")
+	s = s.Scope("against.WithIndexes")
 	o.Lookup = nil // indexed documents are never looked up
 	out := beam.ParDoN(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
-	return beam.Flatten(s, locs, out[0]), beam.Flatten(s, sets, out[1]), beam.Flatten(s, bands, out[2]), beam.Flatten(s, counts, out[3])
+	return features.Signed{Locs: beam.Flatten(s, in.Locs, out[0]), Sets: beam.Flatten(s, in.Sets, out[1]),
+		Bands: beam.Flatten(s, in.Bands, out[2]), Indexed: in.Indexed, Counts: beam.Flatten(s, in.Counts, out[3])}
 }
 
 // noEdges receives the edges to looked-up indexes of a featurizing that has none.

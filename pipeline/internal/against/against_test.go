@@ -132,9 +132,10 @@ func TestWithIndexes(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	inCounts := beam.CreateList(s, []tally.Count{{Name: "shingles", N: 100}, {Name: "empty_documents", N: 2}, {Name: "rejected", N: 7}})
-	gotLocs, gotSets, gotBands, counts := WithIndexes(s, refs, o,
-		stagetest.Locs(s, stagePartitions, []elem.IDLoc{inLoc}), stagetest.Sets(s, stagePartitions, []elem.SetKey{inSet}),
-		stagetest.Bands(s, stagePartitions, []elem.BandEntry{inBand}), inCounts)
+	got := WithIndexes(s, refs, o, features.Signed{
+		Locs: stagetest.Locs(s, stagePartitions, []elem.IDLoc{inLoc}), Sets: stagetest.Sets(s, stagePartitions, []elem.SetKey{inSet}),
+		Bands: stagetest.Bands(s, stagePartitions, []elem.BandEntry{inBand}), Counts: inCounts})
+	gotLocs, gotSets, gotBands, counts := got.Locs, got.Sets, got.Bands, got.Counts
 	passert.Equals(s, stagetest.LocTexts(s, stagePartitions, gotLocs), stagetest.Any(locs)...)
 	passert.Equals(s, stagetest.SetTexts(s, stagePartitions, gotSets), stagetest.Any(sets)...)
 	passert.Equals(s, stagetest.BandTexts(s, stagePartitions, gotBands), stagetest.Any(bands)...)
@@ -146,8 +147,8 @@ func TestWithIndexes(t *testing.T) {
 func TestWithIndexesNone(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
 	locs, sets, bands, counts := beam.Impulse(s), beam.Impulse(s), beam.Impulse(s), beam.Impulse(s)
-	l, st, b, c := WithIndexes(s, nil, features.Options{}, locs, sets, bands, counts)
-	require.Equal(t, []beam.PCollection{locs, sets, bands, counts}, []beam.PCollection{l, st, b, c})
+	in := features.Signed{Locs: locs, Sets: sets, Bands: bands, Counts: counts}
+	require.Equal(t, in, WithIndexes(s, nil, features.Options{}, in))
 }
 
 // TestMain runs the tests on Prism.

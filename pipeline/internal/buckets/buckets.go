@@ -52,7 +52,7 @@ var (
 // internal/once). Its counts come out as PCollection<tally.Count> (shared_buckets,
 // bucket_edges, large_buckets).
 func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
-	s = s.Scope("LSHBuckets")
+	s = s.Scope("buckets.Candidates")
 	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment},
 		elem.Gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
 }

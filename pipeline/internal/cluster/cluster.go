@@ -100,7 +100,7 @@ func SizeBucketName(i int) string {
 // sorted by cluster id when written (PCollection<LineBatch>), and the cluster counts
 // (PCollection<tally.Count>, see ClustersCount).
 func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, counts beam.PCollection) {
-	s = s.Scope("Cluster")
+	s = s.Scope("cluster.Cluster")
 	if o.CC == Distributed {
 		return clusterDistributed(s, edges, o)
 	}

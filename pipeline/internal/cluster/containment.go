@@ -25,7 +25,7 @@ func init() {
 // gathered by id partition, the clusters.jsonl lines and the cluster counts, as Cluster
 // does. The edges are decided on one worker, as Cluster's local mode does.
 func Containment(s beam.Scope, duplicates, verified beam.PCollection, partitions int) (fates, lines, counts beam.PCollection) {
-	s = s.Scope("ContainmentClusters")
+	s = s.Scope("cluster.Containment")
 	fates, lines, counts = beam.ParDo3(s, &containmentFn{Partitions: partitions}, beam.CoGroupByKey(s, duplicates, verified))
 	return elem.Gather(s, elem.AppendFates, fates), lines, counts
 }

@@ -45,17 +45,25 @@ type Options struct {
 	Lookup []LookupRef
 }
 
-// Sign featurizes PCollection<record.Doc>: it returns each document's location by id
-// partition, PCollection<KV<int, elem.LocBatch>>, its set fingerprints by set partition,
-// PCollection<KV<int, elem.SetBatch>>, and its band entries by band-key partition,
-// PCollection<KV<int, elem.BandBatch>>, all ungathered; and its verified edges to the
-// documents of the o.Lookup indexes, PCollection<KV<int, elem.EdgeBatch>> under key 0;
-// and its counts, PCollection<tally.Count> (shingles, empty_documents, capped_documents,
-// index_verified_pairs).
-func Sign(s beam.Scope, docs beam.PCollection, o Options) (locs, sets, bands, indexed, counts beam.PCollection) {
-	out := beam.ParDoN(s.Scope("ShingleSign"), NewFeaturize(o), docs)
-	locs = beam.ParDo(s.Scope("Locate"), NewLocate(o), docs)
-	return locs, out[0], out[1], out[2], out[3]
+// Signed is what Sign makes of the documents, every collection ungathered.
+type Signed struct {
+	Locs  beam.PCollection // PCollection<KV<int, elem.LocBatch>>: each location, by id partition
+	Sets  beam.PCollection // PCollection<KV<int, elem.SetBatch>>: set fingerprints, by set partition
+	Bands beam.PCollection // PCollection<KV<int, elem.BandBatch>>: band entries, by band-key partition
+	// Indexed is PCollection<KV<int, elem.EdgeBatch>> under key 0: the verified edges to
+	// the documents of the Options.Lookup indexes.
+	Indexed beam.PCollection
+	// Counts is PCollection<tally.Count>: shingles, empty_documents, capped_documents,
+	// index_verified_pairs.
+	Counts beam.PCollection
+}
+
+// Sign featurizes PCollection<record.Doc> into its locations, set fingerprints, band
+// entries, edges to looked-up indexes and counts (Signed).
+func Sign(s beam.Scope, docs beam.PCollection, o Options) Signed {
+	s = s.Scope("features.Sign")
+	out := beam.ParDoN(s, NewFeaturize(o), docs)
+	return Signed{Locs: beam.ParDo(s, NewLocate(o), docs), Sets: out[0], Bands: out[1], Indexed: out[2], Counts: out[3]}
 }
 
 // NewLocate is the DoFn Sign locates documents with.
@@ -71,7 +79,7 @@ func NewFeaturize(o Options) *FeaturizeFn {
 // partition and fails the run on a duplicate id. It returns the gathered locations and
 // an empty PCollection<KV<int, elem.BandBatch>> to wait for (see checkUniqueIDs).
 func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.PCollection) {
-	s = s.Scope("CheckUniqueIDs")
+	s = s.Scope("features.CheckUniqueIDs")
 	return beam.ParDo2(s, checkUniqueIDs, elem.Gather(s, elem.AppendLocs, locs))
 }
 
@@ -80,7 +88,7 @@ func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.
 // similarity-1.0 edges, under key 0, and their number as PCollection<tally.Count>
 // (exact_duplicates).
 func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollection) {
-	s = s.Scope("CollapseExactDuplicates")
+	s = s.Scope("features.Collapse")
 	return beam.ParDo2(s, &collapseFn{}, elem.Gather(s, elem.AppendSets, sets))
 }
 

@@ -101,7 +101,8 @@ func TestSign(t *testing.T) {
 				o.SpillDir = t.TempDir()
 			}
 			p, s := beam.NewPipelineWithRoot()
-			gotLocs, gotSets, gotBands, edges, counts := Sign(s, beam.CreateList(s, in), o)
+			signed := Sign(s, beam.CreateList(s, in), o)
+			gotLocs, gotSets, gotBands, edges, counts := signed.Locs, signed.Sets, signed.Bands, signed.Indexed, signed.Counts
 			passert.Equals(s, stagetest.LocTexts(s, stagePartitions, gotLocs), stagetest.Any(locs)...)
 			passert.Equals(s, stagetest.SetTexts(s, stagePartitions, gotSets), stagetest.Any(sets)...)
 			passert.Equals(s, stagetest.BandTexts(s, stagePartitions, gotBands), stagetest.Any(bands)...)
@@ -153,7 +154,8 @@ func TestSignLooksUp(t *testing.T) {
 	o.Lookup = []LookupRef{{Ord: 0, Dir: dir, Params: params, Generation: m.Generation}}
 
 	p, s := beam.NewPipelineWithRoot()
-	_, _, _, edges, counts := Sign(s, beam.CreateList(s, docs), o)
+	signed := Sign(s, beam.CreateList(s, docs), o)
+	edges, counts := signed.Indexed, signed.Counts
 	passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(want)...)
 	passert.Equals(s, beam.ParDo(s, edgeKeys, edges), 0, 0, 0)
 	require.Equal(t, int64(len(want)), tallytest.Run(t, p, s, counts)["index_verified_pairs"])

@@ -125,7 +125,7 @@ func NewTarget(dir string, prev *index.Manifest) *Target {
 // Update adds the kept input documents of decisions (PCollection<record.Decisions>)
 // to the index w.
 func Update(s beam.Scope, decisions beam.PCollection, w *Target, o Options, tempDir string) {
-	s = s.Scope("UpdateIndex")
+	s = s.Scope("indexwrite.Update")
 	kept := beam.ParDo(s, keptLine, decisions)
 	rows := beam.ParDo(s, &keptRowsFn{Shingle: o.Shingle, Source: o.Source, Shards: w.Shards, SpillDir: o.SpillDir},
 		beam.GroupByKey(s, kept))
@@ -142,7 +142,7 @@ type Options struct {
 // Rows makes an index row of every document of PCollection<record.Doc>, for shards
 // shards: PCollection<KV<int, rowBatch>> keyed by shard, for WriteShards.
 func Rows(s beam.Scope, docs beam.PCollection, shards int, o Options) beam.PCollection {
-	return beam.ParDo(s, &docRowFn{Shingle: o.Shingle, Shards: shards, SpillDir: o.SpillDir}, docs)
+	return beam.ParDo(s.Scope("indexwrite.Rows"), &docRowFn{Shingle: o.Shingle, Shards: shards, SpillDir: o.SpillDir}, docs)
 }
 
 func keptLine(b record.Decisions, emit func(string, int64)) {
@@ -156,6 +156,7 @@ func keptLine(b record.Decisions, emit func(string, int64)) {
 // WriteShards writes the shards of rows (PCollection<KV<int, rowBatch>>, keyed by shard)
 // and lists the written files in tempDir/indexEntriesFile.
 func WriteShards(s beam.Scope, rows beam.PCollection, w *Target, tempDir string) {
+	s = s.Scope("indexwrite.WriteShards")
 	entries := beam.ParDo(s, &writeShardFn{Write: *w}, elem.Gather(s, appendRows, rows))
 	once.End(s, beam.ParDo(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries)))
 }

@@ -25,7 +25,7 @@ func init() {
 // PCollection<record.Decisions> and the counts kept and removed,
 // PCollection<tally.Count>. indexes names the --against indexes.
 func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string) (decisions, counts beam.PCollection) {
-	return beam.ParDo2(s.Scope("Decide"), &decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
+	return beam.ParDo2(s.Scope("keep.Decide"), &decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
 }
 
 // decideFn gives every input document of a partition its Decision, emitted in batches

@@ -97,10 +97,10 @@ func init() {
 // It returns the fates, the clusters.jsonl lines and the cluster counts, as
 // cluster.Cluster does.
 func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (_, _, _ beam.PCollection) {
-	s = s.Scope("KeepByField")
+	s = s.Scope("keep.ByField")
 	kf, err := ParseField(keep)
 	if err != nil {
-		panic(fmt.Sprintf("KeepByField: --keep: %v (Validate accepts only valid policies)", err))
+		panic(fmt.Sprintf("keep.ByField: --keep: %v (Validate accepts only valid policies)", err))
 	}
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
 	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))

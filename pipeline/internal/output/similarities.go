@@ -37,7 +37,7 @@ func init() {
 // returns the ids of the pairs the file lists, whose texts report.html shows, keyed by
 // their id partition: PCollection<KV<int, string>>.
 func WriteSimilarities(s beam.Scope, batches beam.PCollection, dir, basis string, partitions int) beam.PCollection {
-	s = s.Scope("WriteSimilarities")
+	s = s.Scope("output.WriteSimilarities")
 	merged := beam.ParDo(s, nearOf, beam.CombinePerKey(s, mergeNear, beam.ParDo(s, keyNear, batches)))
 	return beam.ParDo(s, &writeSimilaritiesFn{Dir: dir, Basis: basis, Partitions: partitions}, once.Group[elem.NearBatch](s, merged))
 }

@@ -53,7 +53,7 @@ func (o Sorted) partPath(p int) string {
 // are runs that one step merges into the file, streaming. Every part (or the one file)
 // exists even when there are no lines.
 func WriteSorted(s beam.Scope, lines beam.PCollection, o Sorted) {
-	s = s.Scope("WriteSorted")
+	s = s.Scope("output.WriteSorted")
 	if o.Parts < 1 {
 		panic(fmt.Sprintf("output.WriteSorted: Parts is %d", o.Parts))
 	}

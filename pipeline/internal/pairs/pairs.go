@@ -85,7 +85,7 @@ var (
 // PCollection<tally.Count> (candidate_pairs, estimate_filtered, false_candidates,
 // verified_pairs, large_bucket_comparisons, unresolved_bucket_pairs).
 func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options) (verified, near, counts beam.PCollection) {
-	s = s.Scope("Verify")
+	s = s.Scope("pairs.Verify")
 	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions}, candidates), members)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
