@@ -38,15 +38,7 @@ func fsOp(op, p string) {
 func writeSynced(ctx context.Context, p string, b []byte) error {
 	fsOp("write", p)
 	if !files.IsLocal(p) {
-		w, err := files.Create(ctx, p)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			w.Close()
-			return err
-		}
-		return w.Close()
+		return files.WriteBytes(ctx, p, b)
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {

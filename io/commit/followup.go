@@ -53,7 +53,7 @@ func SetFollowUp(ctx context.Context, tmp, kind, what string, data []byte) error
 	if err != nil {
 		return err
 	}
-	return writeFile(ctx, files.Join(tmp, FollowUpName), b)
+	return files.WriteBytes(ctx, files.Join(tmp, FollowUpName), b)
 }
 
 // runFollowUp runs the follow-up recorded in tmp, if any, and says what it committed.

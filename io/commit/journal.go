@@ -39,7 +39,7 @@ func commitJournal(ctx context.Context, tmp, dir string, names, older []string) 
 	}
 	staged := files.Join(tmp, "commit.json")
 	step()
-	if err := writeFile(ctx, staged, b); err != nil {
+	if err := files.WriteBytes(ctx, staged, b); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if err := errors.Join(syncPath("file", staged), syncTree(tmp)); err != nil {
@@ -197,16 +197,4 @@ func joinRel(p, rel string) string {
 		return p
 	}
 	return files.Join(p, rel)
-}
-
-func writeFile(ctx context.Context, p string, b []byte) error {
-	w, err := files.Create(ctx, p)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(b); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
 }
