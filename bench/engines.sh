@@ -200,6 +200,7 @@ for e in $ENGINES; do
 		# shellcheck disable=SC2086
 		java $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
 			-Dspark.executor.extraJavaOptions="$OPENS -Djava.io.tmpdir=$W/spark-tmp" -Dspark.executor.memory=4g \
+			-Dspark.excludeOnFailure.enabled=true -Dspark.excludeOnFailure.killExcludedExecutors=true \
 			-Dspark.eventLog.enabled=true -Dspark.eventLog.dir="file://$W/spark-events" \
 			-cp "$beam:$sp" org.apache.beam.runners.spark.SparkJobServerDriver \
 			--job-port=18398 --artifact-port=0 --expansion-port=0 --artifacts-dir="$W/spark-js/artifacts" \

@@ -24,6 +24,13 @@ func TestFlinkWorkerLostSDKWorker(t *testing.T) {
 	workerLost(t, startFlink(t, engineHome(t, "flink")))
 }
 
+// TestSparkWorkerLostSDKWorker kills one SDK worker of a Spark job while it runs: Spark
+// retries the failed tasks on the other executor and every output, stats.json's counts
+// included, equals the embedded run's.
+func TestSparkWorkerLostSDKWorker(t *testing.T) {
+	workerLost(t, startSpark(t, engineHome(t, "spark")))
+}
+
 func workerLost(t *testing.T, e *engine) {
 	dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}

@@ -172,7 +172,13 @@ func startServerEnv(t *testing.T, name, bin string, env []string, args func(port
 }
 
 func waitAccepting(addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(startTimeout)
+	return waitAcceptingWithin(addr, exited, startTimeout)
+}
+
+// waitAcceptingWithin waits up to timeout for addr to accept a connection, and fails
+// early if exited is closed first.
+func waitAcceptingWithin(addr string, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
 		case <-exited:
@@ -185,7 +191,7 @@ func waitAccepting(addr string, exited <-chan struct{}) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("not accepting connections after %v", startTimeout)
+	return fmt.Errorf("not accepting connections after %v", timeout)
 }
 
 func freePort(t *testing.T) int {

@@ -37,6 +37,14 @@ var sparkJavaOptions = []string{
 	"--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
 }
 
+// sparkRecovery is the Spark configuration under which a job survives a lost SDK worker.
+// An executor keeps a job's SDK worker environment while tasks use it
+// (environment_cache_millis), a dead worker's included, so every retry of a task on that
+// executor fails at once; excluded after its first failure, a task is retried on
+// another executor, and an executor excluded for the job is killed and replaced, with
+// new SDK workers.
+var sparkRecovery = []string{"-Dspark.excludeOnFailure.enabled=true", "-Dspark.excludeOnFailure.killExcludedExecutors=true"}
+
 // sparkWorkers is the number of Spark workers, of one core each.
 const sparkWorkers = 2
 
@@ -81,8 +89,8 @@ func startSpark(t *testing.T, home string) *engine {
 		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
 		// that its executors start, and fetch the job server's classpath, once.
-		jvm := []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
-			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}
+		jvm := append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
+			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}, sparkRecovery...)
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
 			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
