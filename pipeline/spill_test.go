@@ -14,10 +14,10 @@ import (
 	"github.com/neardup/neardup/internal/spill"
 )
 
-// TestBandSpillMatchesTheRunnersShuffle runs a generated corpus with the band entries and
-// verification halves spilled to local files (the default on the embedded runner) and
+// TestBandSpillMatchesTheRunnersShuffle runs a generated corpus with the band entries,
+// locations and verification halves spilled to local files (the default on the embedded runner) and
 // through the runner's shuffle: every output must be byte-identical, and the spilled run
-// must really have spilled both kinds, into the run's temporary directory.
+// must really have spilled each kind, into the run's temporary directory.
 func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	corpus := genCorpus(t, 800, 5)
 	var mu sync.Mutex
@@ -53,6 +53,7 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	require.Len(t, dirs, 1, "spill files in several directories: %v", dirs)
 	assert.GreaterOrEqual(t, kinds["bands"], 256, "band references: at least one per partition")
 	assert.Positive(t, kinds["halves"], "no verification halves were spilled")
+	assert.Positive(t, kinds["locs"], "no locations were spilled")
 	for d := range dirs {
 		assert.NoDirExists(t, d, "the spill directory outlived the run")
 		assert.True(t, strings.HasSuffix(d, "spill"))

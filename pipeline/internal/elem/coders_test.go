@@ -26,16 +26,18 @@ func roundTrip[B any](t *testing.T, b B, enc func(B) []byte, dec func([]byte) (B
 }
 
 func TestLocationsShareTheirFileNames(t *testing.T) {
-	b := LocBatch{[]IDLoc{
+	b := LocBatch{Items: []IDLoc{
 		{ID: "a", File: "/data/x.jsonl", Line: 1},
 		{ID: "b", File: "/data/y.jsonl", Line: 7},
 		{ID: "c", File: "/data/x.jsonl", Line: 1 << 40},
 		{ID: "", File: "", Line: 0},
 	}}
 	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs))
-	one := encodeLocs(LocBatch{b.Items[:1]})
-	four := encodeLocs(LocBatch{append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
+	one := encodeLocs(LocBatch{Items: b.Items[:1]})
+	four := encodeLocs(LocBatch{Items: append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
 	assert.Less(t, len(four)-len(one), 3*len("/data/x.jsonl"), "a repeated file name is written again")
+	b.Spilled = []string{"/tmp/a.spill:0+10", "/tmp/b.spill:3+4"}
+	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs), "spill references are kept")
 }
 
 func TestClusterLinesRoundTrip(t *testing.T) {

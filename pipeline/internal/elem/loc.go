@@ -3,6 +3,7 @@ package elem
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -16,8 +17,14 @@ type IDLoc struct {
 	Line int64
 }
 
-// LocBatch is a batch of locations, gathered by id partition.
-type LocBatch struct{ Items []IDLoc }
+// LocBatch is a batch of locations, gathered by id partition, or (Spilled) references
+// to local files that hold them (internal/spill), each record an encoded batch: every
+// document has a location, so through the runner they are held in its memory with the
+// corpus (LocItems reads both).
+type LocBatch struct {
+	Items   []IDLoc
+	Spilled []string
+}
 
 func init() {
 	beam.RegisterType(reflect.TypeOf(IDLoc{}))
@@ -25,7 +32,23 @@ func init() {
 	wire.RegisterCoder(encodeLocs, decodeLocs)
 }
 
-func AppendLocs(a, b LocBatch) LocBatch { return LocBatch{append(a.Items, b.Items...)} }
+func AppendLocs(a, b LocBatch) LocBatch {
+	return LocBatch{append(a.Items, b.Items...), append(a.Spilled, b.Spilled...)}
+}
+
+// LocItems returns b's locations, those in its spill files after its items; with spill
+// files, in a slice of its own.
+func LocItems(b LocBatch) ([]IDLoc, error) {
+	if len(b.Spilled) == 0 {
+		return b.Items, nil
+	}
+	items := slices.Clone(b.Items)
+	err := Unspill(b.Spilled, decodeLocs, func(s LocBatch) { items = append(items, s.Items...) })
+	return items, err
+}
+
+// SpillLocs is the encoding of a batch of locations in a spill file (LocItems).
+func SpillLocs(items []IDLoc) []byte { return encodeLocs(LocBatch{Items: items}) }
 
 // encodeLocs writes each file name once per batch, then the locations with their
 // file's number in that table: a batch's locations come from a few files, and a path is
@@ -50,6 +73,10 @@ func encodeLocs(b LocBatch) []byte {
 		e.Uvarint(num[l.File])
 		e.Varint(l.Line)
 	}
+	e.Uvarint(uint64(len(b.Spilled)))
+	for _, r := range b.Spilled {
+		e.Str(r)
+	}
 	return e.B
 }
 
@@ -69,5 +96,9 @@ func decodeLocs(b []byte) (LocBatch, error) {
 		l.Line = d.Varint()
 		return l
 	})
-	return LocBatch{items}, d.End()
+	var refs []string
+	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
+		refs = append(refs, d.Str())
+	}
+	return LocBatch{items, refs}, d.End()
 }

@@ -67,7 +67,7 @@ func Sign(s beam.Scope, docs beam.PCollection, o Options) Signed {
 }
 
 // NewLocate is the DoFn Sign locates documents with.
-func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions} }
+func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions, SpillDir: o.SpillDir} }
 
 // NewFeaturize is the DoFn Sign featurizes documents with.
 func NewFeaturize(o Options) *FeaturizeFn {
@@ -114,28 +114,44 @@ var (
 // LocateFn keys a document's position by its id's partition, in batches per partition.
 type LocateFn struct {
 	Partitions int
+	SpillDir   string // where the locations are spilled (elem.LocBatch); "": through the runner
 
-	locs *batch.ByPartition[elem.IDLoc]
+	locs  *batch.ByPartition[elem.IDLoc]
+	spill elem.Spiller
 }
 
-func (f *LocateFn) Setup() { f.locs = batch.New[elem.IDLoc](f.Partitions, elem.BatchItems) }
+func (f *LocateFn) Setup() {
+	f.locs = batch.New[elem.IDLoc](f.Partitions, elem.BatchItems)
+	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "locs"}
+}
 
 func (f *LocateFn) ProcessElement(d record.Doc, emit func(int, elem.LocBatch)) {
 	elem.Progress.Read.Add(1)
 	f.locs.Add(elem.PartOfString(d.ID, f.Partitions), elem.IDLoc{ID: d.ID, File: d.File, Line: d.Line},
-		func(p int, items []elem.IDLoc) { emit(p, elem.LocBatch{Items: items}) })
+		func(p int, items []elem.IDLoc) { f.send(p, items, emit) })
 }
 
-func (f *LocateFn) FinishBundle(emit func(int, elem.LocBatch)) {
-	f.locs.Flush(func(p int, items []elem.IDLoc) { emit(p, elem.LocBatch{Items: items}) })
+func (f *LocateFn) FinishBundle(emit func(int, elem.LocBatch)) error {
+	f.locs.Flush(func(p int, items []elem.IDLoc) { f.send(p, items, emit) })
+	return f.spill.Close(func(p int, ref string) { emit(p, elem.LocBatch{Spilled: []string{ref}}) })
+}
+
+func (f *LocateFn) send(p int, items []elem.IDLoc, emit func(int, elem.LocBatch)) {
+	elem.SendOrSpill(&f.spill, p, items, elem.SpillLocs, func(p int, items []elem.IDLoc) { emit(p, elem.LocBatch{Items: items}) })
 }
 
 // checkUniqueIDs sorts a partition's locations by id and fails the run when two records
 // share an id: every later stage joins by id, so a duplicate would silently merge two
 // documents. The second output stays empty: buckets.Candidates flattens it into the band entries
 // it groups, so that no bucket, and no candidate pair, exists before this check is done.
+//
+// Spilled locations are read to be checked and passed on as their references, so the
+// runner never holds them; the stages after read them again.
 func checkUniqueIDs(part int, batch elem.LocBatch, emit func(int, elem.LocBatch), _ func(int, elem.BandBatch)) error {
-	locs := batch.Items
+	locs, err := elem.LocItems(batch)
+	if err != nil {
+		return err
+	}
 	slices.SortFunc(locs, func(a, b elem.IDLoc) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 1; i < len(locs); i++ {
 		if a, b := locs[i-1], locs[i]; a.ID == b.ID {

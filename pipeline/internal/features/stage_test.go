@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/neardup/neardup/internal/tally/tallytest"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/pipeline/internal/stagetest"
+	"github.com/neardup/neardup/record"
 )
 
 // stagePartitions is the partition count of the hand-built collections.
@@ -78,6 +80,35 @@ func TestCheckUniqueIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestLocationsSpill runs Sign and CheckUniqueIDs with a spill directory: every
+// location reaches the checked output from the spill files, none travels through the
+// runner as an item, and a repeated id still fails the run.
+func TestLocationsSpill(t *testing.T) {
+	docs := []record.Doc{{ID: "a", Text: "one two three", File: "x.jsonl", Line: 1},
+		{ID: "b", Text: "four five six", File: "x.jsonl", Line: 2}, {ID: "c", Text: "seven", File: "y.jsonl", Line: 1}}
+	o := signOptions(0)
+	o.SpillDir = t.TempDir()
+
+	p, s := beam.NewPipelineWithRoot()
+	checked, _ := CheckUniqueIDs(s, Sign(s, beam.CreateList(s, docs), o).Locs)
+	passert.Equals(s, stagetest.LocTexts(s, stagePartitions, checked), "a x.jsonl:1", "b x.jsonl:2", "c y.jsonl:1")
+	passert.Empty(s, beam.ParDo(s, locItems, checked))
+	require.NoError(t, ptest.Run(p))
+
+	p, s = beam.NewPipelineWithRoot()
+	CheckUniqueIDs(s, Sign(s, beam.CreateList(s, append(docs, record.Doc{ID: "a", Text: "x", File: "z.jsonl", Line: 9})), o).Locs)
+	require.ErrorContains(t, ptest.Run(p), `duplicate id "a": x.jsonl:1 and z.jsonl:9`)
+}
+
+// locItems emits the ids of the locations a batch carries as items.
+func locItems(_ int, b elem.LocBatch, emit func(string)) {
+	for _, l := range b.Items {
+		emit(l.ID)
+	}
+}
+
+func init() { register.Function3x0(locItems) }
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }

@@ -60,7 +60,11 @@ func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fate
 	var out []record.Decision
 	var seen, decided, removed int64
 	for locIter(&locs) {
-		for _, l := range locs.Items {
+		items, err := elem.LocItems(locs)
+		if err != nil {
+			return err
+		}
+		for _, l := range items {
 			if elem.IDClass(l.ID) == elem.ClassIndexed {
 				continue
 			}

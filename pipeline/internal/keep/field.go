@@ -125,7 +125,11 @@ func fieldRequests(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem
 	var lb elem.LocBatch
 	found := 0
 	for locIter(&lb) {
-		for _, l := range lb.Items {
+		items, err := elem.LocItems(lb)
+		if err != nil {
+			return err
+		}
+		for _, l := range items {
 			if ft, ok := fates[l.ID]; ok {
 				found++
 				byFile[l.File] = append(byFile[l.File], FieldRequest{Line: l.Line, ID: l.ID, Label: ft.Cluster, Sim: ft.Sim, Size: ft.Size})

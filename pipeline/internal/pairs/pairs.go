@@ -142,7 +142,11 @@ func locateRequests(_ int, locIter func(*elem.LocBatch) bool, reqIter func(*elem
 	var locs []elem.IDLoc
 	var lb elem.LocBatch
 	for locIter(&lb) {
-		locs = append(locs, lb.Items...)
+		items, err := elem.LocItems(lb)
+		if err != nil {
+			return err
+		}
+		locs = append(locs, items...)
 	}
 	slices.SortFunc(locs, func(a, b elem.IDLoc) int { return cmp.Compare(a.ID, b.ID) })
 	byFile := map[string][]ReadRequest{}

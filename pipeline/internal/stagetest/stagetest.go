@@ -19,7 +19,7 @@ func init() {
 	register.DoFn2x0[elem.BandEntry, func(int, elem.BandBatch)](&bandByKeyFn{})
 	register.Function2x0(lineTexts)
 	register.Function3x0(edgeTexts)
-	register.DoFn3x0[int, elem.LocBatch, func(string)](&locTextsFn{})
+	register.DoFn3x1[int, elem.LocBatch, func(string), error](&locTextsFn{})
 	register.DoFn3x0[int, elem.SetBatch, func(string)](&setTextsFn{})
 	register.DoFn3x1[int, elem.BandBatch, func(string), error](&bandTextsFn{})
 }
@@ -103,10 +103,15 @@ func LocTexts(s beam.Scope, partitions int, batches beam.PCollection) beam.PColl
 
 type locTextsFn struct{ Partitions int }
 
-func (f *locTextsFn) ProcessElement(p int, b elem.LocBatch, emit func(string)) {
-	for _, l := range b.Items {
+func (f *locTextsFn) ProcessElement(p int, b elem.LocBatch, emit func(string)) error {
+	items, err := elem.LocItems(b)
+	if err != nil {
+		return err
+	}
+	for _, l := range items {
 		emit(fmt.Sprintf("%s %s:%d", l.ID, l.File, l.Line) + misplaced(p, elem.PartOfString(l.ID, f.Partitions)))
 	}
+	return nil
 }
 
 // SetTexts takes a PCollection<KV<int, SetBatch>> and returns a PCollection<string> of
