@@ -2,7 +2,10 @@ package lsh
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/neardup/neardup/minhash"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +74,62 @@ func TestContainmentKeysMeetOnlyInTheirGroup(t *testing.T) {
 	assert.Zero(t, meets(small, keys(100<<len(s.Groups))), "classes beyond the last group never meet")
 	assert.Empty(t, s.AppendKeys(nil, sig, 0))
 	assert.Less(t, s.Keys(), 120, "groups of one row share their keys")
+}
+
+// The share of contained pairs that share a bucket, measured per class distance on
+// generated sets signed by the real MinHash, matches Detection's prediction within
+// four standard errors: the curve `neardup params --measure containment` prints is the
+// recall a size class gets.
+func TestContainmentDetectionMatchesMeasuredRecallPerClass(t *testing.T) {
+	const numPerm, trials, small = 128, 400, 64 // small: the lowest set of class 6
+	s, err := ContainmentParams(0.8, numPerm, DefaultRecallMargin, DefaultRecallTarget)
+	require.NoError(t, err)
+	signer, err := minhash.NewSigner(minhash.DefaultScheme, 1, numPerm)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	fresh := func(n int) []uint64 {
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = rng.Uint64()
+		}
+		return out
+	}
+	for d, g := range s.Groups {
+		// The worst ratio of the group, kept inside its classes: the curve's lowest point.
+		ratio := g.MaxRatio * 0.9
+		for _, c := range []float64{0.4, 0.6, 0.8} { // the slope of the curve, and the threshold
+			na := small
+			nb := int(ratio * float64(na))
+			require.Equal(t, d, SizeClass(nb)-SizeClass(na))
+			shared := int(math.Ceil(c * float64(na)))
+			met := 0
+			for range trials {
+				a := fresh(na)
+				b := append(append([]uint64(nil), a[:shared]...), fresh(nb-shared)...)
+				ka := s.AppendKeys(nil, signer.Sign(a).Values, len(a))
+				kb := s.AppendKeys(nil, signer.Sign(b).Values, len(b))
+				if meetsAny(s, ka, kb) {
+					met++
+				}
+			}
+			j := float64(shared) / float64(na+nb-shared)
+			p := Detection(j, g.Bands, g.Rows)
+			got := float64(met) / trials
+			se := math.Sqrt(p*(1-p)/trials) + 1e-3
+			t.Logf("distance %d, containment %v: predicted %.3f, measured %.3f", d, c, p, got)
+			assert.InDelta(t, p, got, 4*se, "distance %d, containment %v, ratio %.1f: predicted %.3f, measured %.3f", d, c, ratio, p, got)
+		}
+	}
+}
+
+// meetsAny reports whether two documents' keys make them a candidate pair.
+func meetsAny(s ContainmentScheme, a, b []uint64) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if Bucket(x) == Bucket(y) && s.Meets(x, y) {
+				return true
+			}
+		}
+	}
+	return false
 }

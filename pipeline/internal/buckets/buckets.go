@@ -199,8 +199,8 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.
 		}
 		var n int
 		var all bool
-		if contain != nil && len(members) <= maxAll {
-			n, all = containmentPairs(contain, bucket, members, emit), true
+		if contain != nil {
+			n, all = containmentRoute(contain, bucket, members, maxAll, emit)
 		} else {
 			n, all = candidates.Pairs(members, maxAll, emit)
 		}

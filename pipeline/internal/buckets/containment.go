@@ -1,6 +1,8 @@
 package buckets
 
 import (
+	"slices"
+
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
@@ -27,14 +29,31 @@ func meeting(s *lsh.ContainmentScheme, bucket []elem.BandEntry) []elem.BandEntry
 	return out
 }
 
-// containmentPairs calls emit(u, v) with u < v for every pair of a bucket's entries,
-// at most maxAll of them, that meet (lsh.ContainmentScheme.Meets), and returns how many.
+// containmentRoute sends a --measure containment bucket's candidates: the pairs of its
+// entries that meet (lsh.ContainmentScheme.Meets), emitted as edges (all true), when
+// they are few; otherwise, or when it holds more than maxAll sets, its members, sorted
+// by id (all false), for Verify to join whole (containment.Join). Each edge brings both
+// its sets to verification and each member only its own, so a bucket goes by members
+// once its pairs outnumber half its members: files that share a licence fill small
+// buckets whose pairs are mostly false and, as members, are never compared at all.
+func containmentRoute(s *lsh.ContainmentScheme, bucket []elem.BandEntry, ids []string, maxAll int, emit func(u, v string)) (n int, all bool) {
+	if len(ids) <= maxAll && 2*containmentPairs(s, bucket, ids, nil) <= len(ids) {
+		return containmentPairs(s, bucket, ids, emit), true
+	}
+	slices.Sort(ids)
+	return 0, false
+}
+
+// containmentPairs calls emit(u, v) with u < v, when emit is not nil, for every pair of a
+// bucket's entries that meet (lsh.ContainmentScheme.Meets), and returns how many.
 func containmentPairs(s *lsh.ContainmentScheme, bucket []elem.BandEntry, ids []string, emit func(u, v string)) int {
 	n := 0
 	for i := range bucket {
 		for j := i + 1; j < len(bucket); j++ {
 			if s.Meets(bucket[i].Key, bucket[j].Key) {
-				emit(min(ids[i], ids[j]), max(ids[i], ids[j]))
+				if emit != nil {
+					emit(min(ids[i], ids[j]), max(ids[i], ids[j]))
+				}
 				n++
 			}
 		}

@@ -94,3 +94,26 @@ func (d *decider) resolveAll(ms []scored) error {
 	d.counts.compared += compared
 	return nil
 }
+
+// firstEdges passes on the first of each verified containment edge a bundle decides. A
+// pair of files that share much shares many band buckets, and each large bucket is
+// joined whole in its pivot's partition, so the same edge is verified there again and
+// again; sent on every time, the repeats would outnumber the distinct edges many times
+// over in the shuffle to clustering, which holds them all at once. Edges arrive in
+// partition order (elem.PartitionPool), so which copy is kept is fixed.
+type firstEdges map[[2]string]struct{}
+
+// keep removes from out, in place, the edges passed on before, and returns the rest.
+func (f firstEdges) keep(out []elem.Edge) []elem.Edge {
+	n := 0
+	for _, e := range out {
+		k := [2]string{e.U, e.V}
+		if _, ok := f[k]; ok {
+			continue
+		}
+		f[k] = struct{}{}
+		out[n] = e
+		n++
+	}
+	return out[:n]
+}

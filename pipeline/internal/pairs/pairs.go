@@ -291,6 +291,7 @@ type checkPairsFn struct {
 	sigLimit int64 // bytes of signatures one decider holds in a block (see signatures)
 	pool     *elem.PartitionPool[elem.HalfBatch, decided]
 	counts   tally.Bundle
+	first    firstEdges // containment: the verified edges passed on
 }
 
 func (f *checkPairsFn) Setup() error {
@@ -301,6 +302,7 @@ func (f *checkPairsFn) Setup() error {
 	// as it meets them rather than growing with its size.
 	f.sigLimit = debug.SetMemoryLimit(-1) / 8 / int64(runtime.GOMAXPROCS(0))
 	f.pool = elem.NewPartitionPool(f.checkPartition)
+	f.first = firstEdges{}
 	return err
 }
 
@@ -320,11 +322,16 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, el
 	if r.err != nil {
 		return r.err
 	}
+	c := r.counts
+	if f.Containment {
+		n := len(r.out)
+		r.out = f.first.keep(r.out)
+		c.verified -= int64(n - len(r.out))
+	}
 	if len(r.out) > 0 {
 		emit(0, elem.EdgeBatch{Items: r.out})
 	}
 	emitNear(r.near)
-	c := r.counts
 	f.counts.Add("candidate_pairs", c.candidates)
 	f.counts.Add("estimate_filtered", c.estimateDropped)
 	f.counts.Add("false_candidates", c.falseCandidates)

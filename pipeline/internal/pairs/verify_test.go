@@ -52,7 +52,8 @@ var verifyDocs = []struct{ id, text string }{
 // Jaccard reaches the threshold are verified, once however many bands found them, with
 // both lengths in runes; under --verify none every candidate is, with the MinHash
 // estimate as its similarity; a large bucket is
-// resolved from its members, joining its near-copies; spilling changes nothing.
+// resolved from its members, joining its near-copies; spilling changes nothing; under
+// containment a pair that two large buckets join is passed on once.
 func TestVerify(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "docs.jsonl")
@@ -74,6 +75,7 @@ func TestVerify(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		mode    string
+		contain bool
 		spill   bool
 		edges   []elem.Edge
 		members []elem.Half
@@ -95,6 +97,9 @@ func TestVerify(t *testing.T) {
 			edges:   []elem.Edge{{U: "b", V: "d"}},
 			members: members("a", "a", "c", "e"),
 			want:    []string{"b d 0.89 44 49"}},
+		{name: "containment: a pair in two large buckets is verified once", mode: Exact, contain: true,
+			members: append(members("a", "a", "e"), members("b", "b", "a", "e")...),
+			want:    []string{"a b 1.00 43 44", "a e 1.00 43 25", "b e 1.00 44 25"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Options{
@@ -102,6 +107,7 @@ func TestVerify(t *testing.T) {
 				Source:     source.Config{Format: "jsonl"},
 				Partitions: verifyPartitions, Scheme: "affine32", Seed: 1, NumPerm: 128,
 				Mode: tc.mode, Threshold: 0.8, Floor: 0.6, Comparisons: 64, BudgetFloor: 16,
+				Containment: tc.contain,
 			}
 			if tc.spill {
 				o.SpillDir = t.TempDir()
