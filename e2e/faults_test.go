@@ -37,19 +37,20 @@ func workerLost(t *testing.T, e *engine) {
 	want := embeddedRun(t, nil, flags...)
 	out := filepath.Join(t.TempDir(), "out")
 	j := e.start(t, nil, append(flags, "--output", out)...)
-	pid := killWorker(t, j, 2*time.Second)
+	pid := busyWorker(t, j, 2*time.Second)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	t.Logf("killed SDK worker %d of job %s", pid, j.name)
 	j.wait(t)
 	got := readTree(t, out)
 	assertSameFiles(t, want, got)
 }
 
-// killWorker waits until the job has had SDK workers (processes run with --worker=true by
-// neardup's boot, with TMPDIR=j.workerTmp) for settle, then kills the busiest of them
-// (the one that used the most CPU in the last half second) with SIGKILL and returns its
-// pid: a worker in the middle of its bundles, not one an earlier stage left idle. It
-// fails the test if the launcher exits first.
-func killWorker(t *testing.T, j *engineJob, settle time.Duration) int {
+// busyWorker waits until the job has had SDK workers (processes run with --worker=true by
+// neardup's boot, with TMPDIR=j.workerTmp) for settle, then returns the pid of the
+// busiest of them (the one that used the most CPU in the last half second): a worker in
+// the middle of its bundles, not one an earlier stage left idle. It fails the test if the
+// launcher exits first.
+func busyWorker(t *testing.T, j *engineJob, settle time.Duration) int {
 	t.Helper()
 	var since time.Time
 	ticks := map[int]int{}
@@ -66,12 +67,11 @@ func killWorker(t *testing.T, j *engineJob, settle time.Duration) int {
 			ticks[pid] = now
 		}
 		if busiest != 0 && time.Since(since) >= settle {
-			require.NoError(t, syscall.Kill(busiest, syscall.SIGKILL))
 			return busiest
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Fatalf("job %s ended before a busy SDK worker could be killed", j.name)
+	t.Fatalf("job %s ended before an SDK worker was busy", j.name)
 	return 0
 }
 

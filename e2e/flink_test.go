@@ -26,21 +26,42 @@ restart-strategy.fixed-delay.attempts: 3
 restart-strategy.fixed-delay.delay: 1 s
 `
 
-// startFlink starts the Flink job server of the classpath in home (see .ci/engines.sh).
+// startFlink starts the Flink job server of the classpath in home (see .ci/engines.sh)
+// with a Flink cluster embedded in its JVM.
 func startFlink(t *testing.T, home string) *engine {
+	t.Helper()
+	return startFlinkJobServer(t, home, "[local]", true)
+}
+
+// flinkClasspath returns the classpath of home (see .ci/engines.sh): Beam's Flink job
+// server, which holds Flink's runtime.
+func flinkClasspath(t *testing.T, home string) string {
 	t.Helper()
 	cp, err := os.ReadFile(filepath.Join(home, "classpath"))
 	require.NoError(t, err)
+	return strings.TrimSpace(string(cp))
+}
+
+// startFlinkJobServer starts the Flink job server of home submitting to master: [local]
+// for a cluster in its JVM, or a session cluster's REST address; with conf, its
+// configuration holds flinkConf, which a cluster in its JVM runs with.
+func startFlinkJobServer(t *testing.T, home, master string, conf bool) *engine {
+	t.Helper()
+	cp := flinkClasspath(t, home)
 	tmp := t.TempDir()
 	artifacts := filepath.Join(tmp, "artifacts")
-	conf := filepath.Join(tmp, "conf")
-	require.NoError(t, os.MkdirAll(conf, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(conf, "flink-conf.yaml"), []byte(flinkConf), 0o644))
+	var confFlag []string
+	if conf {
+		dir := filepath.Join(tmp, "conf")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-conf.yaml"), []byte(flinkConf), 0o644))
+		confFlag = []string{"--flink-conf-dir=" + dir}
+	}
 	srv := startServer(t, "flink-job-server", "java", func(port int) []string {
-		return []string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-cp", strings.TrimSpace(string(cp)),
+		return append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-cp", cp,
 			"org.apache.beam.runners.flink.FlinkJobServerDriver",
 			"--job-port=" + strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
-			"--artifacts-dir=" + artifacts, "--flink-master=[local]", "--flink-conf-dir=" + conf}
+			"--artifacts-dir=" + artifacts, "--flink-master=" + master}, confFlag...)
 	})
 	return &engine{name: "flink", server: srv, artifacts: artifacts}
 }

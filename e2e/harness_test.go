@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,10 +114,13 @@ func findRepoRoot() (string, error) {
 	}
 }
 
-// server is a process started by startServer; it is killed when the test ends.
+// server is a process started by startServer, in a process group of its own (with the
+// processes it starts, such as an engine's SDK workers); the group is killed when the
+// test ends.
 type server struct {
 	addr    string // 127.0.0.1:PORT
 	logPath string
+	pid     int // the server's, and its process group's
 }
 
 // log returns what the server has written so far (stdout and stderr).
@@ -149,6 +153,7 @@ func startServerEnv(t *testing.T, name, bin string, env []string, args func(port
 			cmd.Env = append(os.Environ(), env...)
 		}
 		cmd.Stdout, cmd.Stderr = logFile, logFile
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		require.NoError(t, cmd.Start(), "start %s", name)
 		exited := make(chan struct{})
 		go func() {
@@ -157,11 +162,11 @@ func startServerEnv(t *testing.T, name, bin string, env []string, args func(port
 			close(exited)
 		}()
 		t.Cleanup(func() {
-			// Kill only the process this test started, then reap it.
-			_ = cmd.Process.Kill()
+			// Kill only the process group this test started, then reap its leader.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		})
-		s := &server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath}
+		s := &server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath, pid: cmd.Process.Pid}
 		if lastErr = waitAccepting(s.addr, exited); lastErr == nil {
 			return s
 		}

@@ -31,15 +31,21 @@ const (
 	matrixSmall     = 2000 // the corpus of the Parquet, annotate, index and s3:// cases
 )
 
-func runEngineMatrix(t *testing.T, e *engine) {
+// runEngineMatrix runs the matrix's cases on e: those named in only, or all of them.
+func runEngineMatrix(t *testing.T, e *engine, only ...string) {
+	run := func(name string, f func(t *testing.T)) {
+		if len(only) == 0 || slices.Contains(only, name) {
+			t.Run(name, f)
+		}
+	}
 	seed := filepath.Join(repoRoot(t), "testdata", "seed.jsonl")
 
-	t.Run("seed", func(t *testing.T) {
+	run("seed", func(t *testing.T) {
 		want := engineMatchesEmbedded(t, e, nil, "--input", seed, "--ngram", "2", "--threshold", "0.8", "--cc", "local")
 		assertSeedResult(t, want)
 	})
 
-	t.Run("generated", func(t *testing.T) {
+	run("generated", func(t *testing.T) {
 		dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
 		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8")
 		kept := strings.Count(string(want["kept.jsonl"]), "\n")
@@ -48,7 +54,7 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		assert.NotZero(t, removed, "the generated corpus has planted duplicates")
 	})
 
-	t.Run("parquet", func(t *testing.T) {
+	run("parquet", func(t *testing.T) {
 		dir := fixture(t, "parquet", func(dir string) { writeParquetCorpus(t, smallCorpus(t), filepath.Join(dir, "corpus.parquet")) })
 		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(dir, "corpus.parquet"), "--threshold", "0.8", "--cc", "local")
 		require.Contains(t, want, "kept.parquet")
@@ -56,19 +62,19 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		assert.NotEmpty(t, want["removed.jsonl"], "the Parquet corpus has planted duplicates")
 	})
 
-	t.Run("annotate", func(t *testing.T) {
+	run("annotate", func(t *testing.T) {
 		want := engineMatchesEmbedded(t, e, nil, "--input", smallCorpus(t), "--threshold", "0.8", "--mode", "annotate", "--cc", "local")
 		assert.Equal(t, matrixSmall, strings.Count(string(want["annotated.jsonl"]), "\n"), "annotated.jsonl has every record")
 	})
 
-	t.Run("keep-field", func(t *testing.T) {
+	run("keep-field", func(t *testing.T) {
 		want := engineMatchesEmbedded(t, e, nil, "--input", filepath.Join(repoRoot(t), "testdata", "keep-field.jsonl"), "--keep", "field:stars:max", "--cc", "local")
 		clusters := jsonLines(t, want["clusters.jsonl"])
 		require.Len(t, clusters, 1, "clusters.jsonl: %s", want["clusters.jsonl"])
 		assert.Equal(t, "repo-b", clusters[0]["kept"], "the most-starred copy is kept")
 	})
 
-	t.Run("index-against", func(t *testing.T) {
+	run("index-against", func(t *testing.T) {
 		// The first half of the small corpus is indexed; the second half is deduplicated
 		// against it, so planted duplicates across the halves are removed by the index.
 		dir := halves(t)
@@ -85,7 +91,7 @@ func runEngineMatrix(t *testing.T, e *engine) {
 		assert.Contains(t, string(want["removed.jsonl"]), `"index":"`+embeddedIndex+`"`, "the index removed documents")
 	})
 
-	t.Run("s3", func(t *testing.T) {
+	run("s3", func(t *testing.T) {
 		s3, env := startFakeS3(t)
 		dir := halves(t)
 		for _, name := range []string{"part-0.jsonl", "part-1.jsonl"} {
