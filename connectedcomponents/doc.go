@@ -38,6 +38,15 @@
 // larger neighbours; a check step (one GroupByKey) counts the nodes that
 // receive two different labels. That is 2·Rounds+2 shuffles in all.
 //
+// # Partitioned
+//
+// LabelPartitioned runs the same rounds on the working graph gathered by partition of
+// node: an element crossing a shuffle is a batch of edges, and each step sorts a
+// partition's edges by node and runs the same per-node operations on each node's
+// group. A runner's cost is per element, so it shuffles a few elements per partition
+// and bundle instead of about four per edge; in exchange a step holds a partition's
+// edges in memory, not one neighbour at a time (see Skew).
+//
 // # Convergence
 //
 // unconverged is the number of nodes whose label differs from the label of

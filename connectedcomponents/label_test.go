@@ -145,8 +145,13 @@ func TestLabelShapes(t *testing.T) {
 	assertLabels(s, edges, labels, unconverged)
 	res := ptest.RunAndValidate(t, p)
 
-	// The star converges long before the twelfth round: the last rounds
-	// rewrite nothing, and the counters say so.
+	assertConvergedEarly(t, res)
+}
+
+// assertConvergedEarly: the graphs of these tests converge long before the
+// twelfth round: the last rounds rewrite nothing, and the counters say so.
+func assertConvergedEarly(t *testing.T, res beam.PipelineResult) {
+	t.Helper()
 	counters := map[string]int64{}
 	for _, c := range res.Metrics().AllMetrics().Counters() {
 		if c.Namespace() == metricsNamespace {

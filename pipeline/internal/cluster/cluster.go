@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/connectedcomponents"
+	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/internal/unionfind"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -49,16 +51,15 @@ type Options struct {
 
 func init() {
 	register.DoFn5x1[int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterLocalFn{})
-	register.Function3x0(edgeEndpoints)
-	register.Function3x0(edgeMembers)
-	register.Function2x1(mergeMember)
-	register.Function4x0(labelledMember)
-	register.DoFn5x1[string, func(*elem.Member) bool, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterDistributedFn{})
+	register.Function2x2(edgePairs)
+	register.DoFn3x0[int, elem.EdgeBatch, func(int, elem.EdgeBatch)](&edgesByNodeFn{})
+	register.DoFn4x1[int, func(*connectedcomponents.Pairs) bool, func(*elem.EdgeBatch) bool, func(int, elem.EdgeBatch), error](&labelMembersFn{})
+	register.DoFn5x1[int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterPartFn{})
 	register.DoFn1x1[int64, error](&checkConvergedFn{})
 	register.Emitter2[int, elem.FateBatch]()
-	register.Emitter2[string, elem.Member]()
-	register.Iter1[elem.Member]()
-	register.Iter1[string]()
+	register.Emitter2[int, elem.EdgeBatch]()
+	register.Iter1[connectedcomponents.Pairs]()
+	register.Iter1[elem.EdgeBatch]()
 }
 
 // Names of the cluster counts: the number of clusters, the largest cluster's size, and
@@ -263,72 +264,140 @@ func Settle(counts *tally.Bundle, members []elem.Member, label, kept string) (fa
 	return fates, label, string(b), nil
 }
 
-// clusterDistributed labels with large-star/small-star rounds, then groups each
-// cluster's members by label for the keep policy.
+// clusterDistributed labels with large-star/small-star rounds over the edges gathered
+// by partition, then gathers each cluster's members by its label's partition for the
+// keep policy.
 func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, counts beam.PCollection) {
-	labels, unconverged := connectedcomponents.Label(s, beam.ParDo(s, edgeEndpoints, edges), connectedcomponents.Options{Rounds: o.Rounds})
+	labels, unconverged := connectedcomponents.LabelPartitioned(s, beam.ParDo(s, edgePairs, edges),
+		connectedcomponents.Options{Rounds: o.Rounds}, o.Partitions)
 	beam.ParDo0(s, &checkConvergedFn{Rounds: o.Rounds}, unconverged)
-	info := beam.CombinePerKey(s, mergeMember, beam.ParDo(s, edgeMembers, edges))
-	byLabel := beam.ParDo(s, labelledMember, beam.CoGroupByKey(s, labels, info))
-	fates, lines, counts = beam.ParDo3(s, &clusterDistributedFn{Partitions: o.Partitions, Keep: o.Keep}, beam.GroupByKey(s, byLabel))
+	byNode := elem.Gather(s, elem.AppendEdges, beam.ParDo(s, &edgesByNodeFn{Partitions: o.Partitions}, edges))
+	byLabel := elem.Gather(s, elem.AppendEdges, beam.ParDo(s, &labelMembersFn{Partitions: o.Partitions}, beam.CoGroupByKey(s, labels, byNode)))
+	fates, lines, counts = beam.ParDo3(s, &clusterPartFn{Partitions: o.Partitions, Keep: o.Keep}, byLabel)
 	return elem.Gather(s, elem.AppendFates, fates), lines, counts
 }
 
-func edgeEndpoints(_ int, batch elem.EdgeBatch, emit func(string, string)) {
-	for _, e := range batch.Items {
-		emit(e.U, e.V)
+func edgePairs(k int, b elem.EdgeBatch) (int, connectedcomponents.Pairs) {
+	p := make([]connectedcomponents.Pair, len(b.Items))
+	for i, e := range b.Items {
+		p[i] = connectedcomponents.Pair{Node: e.U, Other: e.V}
+	}
+	return k, connectedcomponents.Pairs{Items: p}
+}
+
+// edgesByNodeFn sends each edge to the partitions of its endpoints
+// (connectedcomponents.PartOf), where their labels are.
+type edgesByNodeFn struct {
+	Partitions int
+	out        *batch.ByPartition[elem.Edge]
+}
+
+func (f *edgesByNodeFn) StartBundle(_ func(int, elem.EdgeBatch)) {
+	f.out = batch.New[elem.Edge](f.Partitions, elem.BatchItems)
+}
+
+func (f *edgesByNodeFn) ProcessElement(_ int, b elem.EdgeBatch, emit func(int, elem.EdgeBatch)) {
+	send := func(p int, items []elem.Edge) { emit(p, elem.EdgeBatch{Items: items}) }
+	for _, e := range b.Items {
+		pu, pv := connectedcomponents.PartOf(e.U, f.Partitions), connectedcomponents.PartOf(e.V, f.Partitions)
+		f.out.Add(pu, e, send)
+		if pv != pu {
+			f.out.Add(pv, e, send)
+		}
 	}
 }
 
-func edgeMembers(_ int, batch elem.EdgeBatch, emit func(string, elem.Member)) {
-	for _, e := range batch.Items {
-		emit(e.U, elem.Member{ID: e.U, Length: e.ULen, Sim: e.Sim})
-		emit(e.V, elem.Member{ID: e.V, Length: e.VLen, Sim: e.Sim})
+func (f *edgesByNodeFn) FinishBundle(emit func(int, elem.EdgeBatch)) {
+	f.out.Flush(func(p int, items []elem.Edge) { emit(p, elem.EdgeBatch{Items: items}) })
+}
+
+// labelMembersFn joins a partition's labels with its nodes' edges: each node of the
+// partition becomes a member (its length, its best similarity) of the cluster its label
+// names, sent to the label's partition as an edge (label, member id) with the member's
+// similarity and length (Sim, VLen).
+type labelMembersFn struct {
+	Partitions int
+	out        *batch.ByPartition[elem.Edge]
+}
+
+func (f *labelMembersFn) StartBundle(_ func(int, elem.EdgeBatch)) {
+	f.out = batch.New[elem.Edge](f.Partitions, elem.BatchItems)
+}
+
+func (f *labelMembersFn) ProcessElement(part int, labelBatches func(*connectedcomponents.Pairs) bool, edgeBatches func(*elem.EdgeBatch) bool, emit func(int, elem.EdgeBatch)) error {
+	labels := map[string]string{}
+	var lb connectedcomponents.Pairs
+	for labelBatches(&lb) {
+		for _, p := range lb.Items {
+			labels[p.Node] = p.Other
+		}
 	}
-}
-
-func mergeMember(a, b elem.Member) elem.Member {
-	a.Sim = max(a.Sim, b.Sim)
-	return a
-}
-
-func labelledMember(_ string, labels func(*string) bool, infos func(*elem.Member) bool, emit func(string, elem.Member)) {
-	var label string
-	var m elem.Member
-	if labels(&label) && infos(&m) {
-		emit(label, m)
+	members := map[string]elem.Member{}
+	member := func(id string, length int64, sim float64) {
+		if connectedcomponents.PartOf(id, f.Partitions) != part {
+			return
+		}
+		m, ok := members[id]
+		if !ok {
+			m = elem.Member{ID: id, Length: length}
+		}
+		m.Sim = max(m.Sim, sim)
+		members[id] = m
 	}
+	var eb elem.EdgeBatch
+	for edgeBatches(&eb) {
+		for _, e := range eb.Items {
+			member(e.U, e.ULen, e.Sim)
+			member(e.V, e.VLen, e.Sim)
+		}
+	}
+	send := func(p int, items []elem.Edge) { emit(p, elem.EdgeBatch{Items: items}) }
+	for _, id := range slices.Sorted(maps.Keys(members)) {
+		m := members[id]
+		label, ok := labels[id]
+		if !ok {
+			return fmt.Errorf("cluster: no connected-components label for %q", id)
+		}
+		f.out.Add(connectedcomponents.PartOf(label, f.Partitions), elem.Edge{U: label, V: id, Sim: m.Sim, VLen: m.Length}, send)
+	}
+	return nil
 }
 
-// clusterDistributedFn gathers one cluster's members; they are sorted for the
-// clusters.jsonl line, so a cluster's members are held in memory here.
-type clusterDistributedFn struct {
+func (f *labelMembersFn) FinishBundle(emit func(int, elem.EdgeBatch)) {
+	f.out.Flush(func(p int, items []elem.Edge) { emit(p, elem.EdgeBatch{Items: items}) })
+}
+
+// clusterPartFn applies the keep policy to every cluster of a label partition, as
+// clusterLocalFn does to every cluster: members arrive as labelMembersFn's edges.
+type clusterPartFn struct {
 	Partitions int
 	Keep       string
 
 	counts tally.Bundle
 }
 
-func (f *clusterDistributedFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
+func (f *clusterPartFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
 	f.counts.Emit(emitCount)
 }
 
-func (f *clusterDistributedFn) ProcessElement(_ string, iter func(*elem.Member) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
-	var members []elem.Member
-	var m elem.Member
-	for iter(&m) {
-		members = append(members, m)
+func (f *clusterPartFn) ProcessElement(_ int, b elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
+	items := b.Items
+	slices.SortFunc(items, elem.CompareEdgeIDs)
+	out := settled{partitions: f.Partitions}
+	for i := 0; i < len(items); {
+		j := i
+		var members []elem.Member
+		for ; j < len(items) && items[j].U == items[i].U; j++ {
+			members = append(members, elem.Member{ID: items[j].V, Length: items[j].VLen, Sim: items[j].Sim})
+		}
+		fates, label, line, err := keepOne(&f.counts, members, f.Keep)
+		if err != nil {
+			return err
+		}
+		out.add(fates, label, line, emitLines)
+		i = j
 	}
-	fates, label, line, err := keepOne(&f.counts, members, f.Keep)
-	if err != nil {
-		return err
-	}
-	for _, ft := range fates {
-		emitFates(elem.PartOfString(ft.ID, f.Partitions), elem.FateBatch{Items: []elem.Fate{ft}})
-	}
-	if line != "" {
-		emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
-	}
+	out.flush(emitFates, emitLines)
 	return nil
 }
 
