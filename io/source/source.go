@@ -151,21 +151,16 @@ func OutputFormat(fileList []string, format string) (string, error) {
 }
 
 // Files expands cfg.Patterns into the sorted, distinct input list and checks that every
-// file is a regular file this process may read (files.CheckInput), that every
+// file is a regular file this process may read (files.ExpandInputs), that every
 // file has a known format and that they agree; for Parquet, also that the local files
 // share one schema (parquetfile.CheckSchemas). The driver calls it before building the
 // graph, so a bad glob, an unknown extension or a schema mismatch fails before any work
 // is done.
 func Files(ctx context.Context, cfg Config) ([]string, error) {
 	cfg = cfg.WithDefaults()
-	list, err := files.Expand(ctx, cfg.Patterns)
+	list, err := files.ExpandInputs(ctx, cfg.Patterns)
 	if err != nil {
 		return nil, err
-	}
-	for _, f := range list {
-		if err := files.CheckInput(f); err != nil {
-			return nil, err
-		}
 	}
 	format, err := OutputFormat(list, cfg.Format)
 	if err != nil {
