@@ -52,6 +52,9 @@ type Config struct {
 	// InputChunkBytes is the size of the ranges large inputs are read in (byte ranges,
 	// Parquet row groups); 0: source.DefaultChunkBytes. Tests split small files with it.
 	InputChunkBytes int64
+	// MaxRecordBytes is the longest record read; a longer one is rejected without
+	// being held (source.Config.MaxRecordBytes); 0: source.DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 
 	// The method: what a document's shingles are, how it is signed and banded, and
 	// the similarity a duplicate reaches.
@@ -142,6 +145,10 @@ func DefaultConfig() Config {
 	}
 }
 
+// MaxRecordLimit is the largest --max-record-bytes: a record is held whole by the steps
+// that parse, sign and verify it, several times over.
+const MaxRecordLimit = 1 << 30
+
 // Validate checks every setting of a dedup run, without I/O and without changing c:
 // every error names its flag, all of them at once.
 func (c *Config) Validate() error {
@@ -168,6 +175,9 @@ func (c *Config) checkReading() []error {
 	}
 	errs = appendErr(errs, oneOf("--format", c.Format, FormatAuto, FormatJSONL, FormatText, FormatParquet))
 	errs = appendErr(errs, oneOf("--on-damaged-file", c.OnDamagedFile, DamagedFail, DamagedSkip))
+	if c.MaxRecordBytes < 0 || c.MaxRecordBytes > MaxRecordLimit {
+		errs = append(errs, fmt.Errorf("--max-record-bytes %d: want a size from 1 byte to %d GiB", c.MaxRecordBytes, MaxRecordLimit>>30))
+	}
 	return errs
 }
 

@@ -48,7 +48,7 @@ func (pl *plan) openIndexes(ctx context.Context) error {
 		pl.indexWrite = indexwrite.NewTarget(c.Against[0], pl.indexes[0])
 	}
 	if len(c.Prefer) > 0 {
-		list, err := files.Expand(ctx, c.Prefer)
+		list, err := files.ExpandInputs(ctx, c.Prefer)
 		if err != nil {
 			return fmt.Errorf("--prefer: %w", err)
 		}

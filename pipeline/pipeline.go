@@ -46,7 +46,7 @@ func (pl *plan) build(s beam.Scope) {
 	}
 	if cluster.IsKeepField(string(cfg.Keep)) {
 		var fieldCounts beam.PCollection
-		fates, lines, fieldCounts = keep.ByField(s, locs, fates, string(cfg.Keep), string(pl.format), cfg.Partitions)
+		fates, lines, fieldCounts = keep.ByField(s, locs, fates, string(cfg.Keep), string(pl.format), cfg.Partitions, cfg.MaxRecordBytes)
 		clusterCounts = beam.Flatten(s, clusterCounts, fieldCounts)
 	}
 
@@ -87,14 +87,15 @@ func (c *Config) shingleConfig() shingleset.Config {
 // sourceConfig is how the inputs are read, as format.
 func (c *Config) sourceConfig(format Format) source.Config {
 	return source.Config{Patterns: c.Inputs, Format: string(format), IDField: c.IDField, TextField: c.TextField,
-		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip}
+		ChunkBytes: c.InputChunkBytes, FailOnDamage: c.OnDamagedFile != DamagedSkip, MaxRecordBytes: c.MaxRecordBytes}
 }
 
 func (pl *plan) sourceConfig() source.Config { return pl.cfg.sourceConfig(pl.format) }
 
 func (pl *plan) writeConfig() sink.WriteConfig {
 	c := &pl.cfg
-	w := sink.WriteConfig{TempDir: pl.tmp(), Format: string(pl.format), IDField: c.IDField, TextField: c.TextField, Files: pl.inputs}
+	w := sink.WriteConfig{TempDir: pl.tmp(), Format: string(pl.format), IDField: c.IDField, TextField: c.TextField, Files: pl.inputs,
+		MaxRecordBytes: c.MaxRecordBytes}
 	if pl.sharded() {
 		w.Shards, w.Compress = pl.shards, string(c.Compress)
 	}

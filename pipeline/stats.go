@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/neardup/neardup/io/source"
 	"os"
 	"strconv"
 	"strings"
@@ -98,6 +99,9 @@ type parameters struct {
 	// The fields the records were read by (the report finds the texts with them).
 	IDField   string `json:"id_field"`
 	TextField string `json:"text_field"`
+	// MaxRecordBytes is the record size limit the inputs were read with (the report
+	// re-reads them with it).
+	MaxRecordBytes int64 `json:"max_record_bytes"`
 }
 
 // containmentGroup is the banding of the pairs whose size classes (powers of two) are
@@ -148,6 +152,7 @@ func newStats(pl *plan, counts map[string]int64, res beam.PipelineResult, wall t
 			Verify: string(cfg.Verify), Keep: string(cfg.Keep), Partitions: cfg.Partitions, BucketAllPairs: cfg.BucketAllPairs,
 			BucketComparisons: cfg.BucketComparisons, EstimateFloor: cfg.estimateFloor(),
 			MaxShingles: cfg.MaxShingles, IDField: cfg.IDField, TextField: cfg.TextField,
+			MaxRecordBytes: source.Config{MaxRecordBytes: cfg.MaxRecordBytes}.WithDefaults().MaxRecordBytes,
 		},
 		Inputs:       pl.inputs,
 		Counts:       map[string]int64{},

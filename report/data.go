@@ -57,6 +57,8 @@ type stats struct {
 		MaxShingles int     `json:"max_shingles"`
 		IDField     string  `json:"id_field"`
 		TextField   string  `json:"text_field"`
+		// MaxRecordBytes is the record size limit the inputs were read with.
+		MaxRecordBytes int64 `json:"max_record_bytes"`
 	} `json:"parameters"`
 	RawParameters       map[string]any     `json:"-"`
 	Inputs              []string           `json:"inputs"`

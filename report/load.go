@@ -255,13 +255,13 @@ func loadTexts(ctx context.Context, dir, keptTexts string, st *stats, want map[s
 	}
 	for _, f := range srcs {
 		if f == keptTexts || f == files.Join(dir, sink.KeptJSONL) {
-			if err := t.loadKeptJSONL(ctx, f, want, idField, textField, add); err != nil {
+			if err := t.loadKeptJSONL(ctx, f, want, idField, textField, st.Parameters.MaxRecordBytes, add); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		var readErr error
-		source.ReadFile(ctx, f, source.Config{IDField: idField, TextField: textField}, func(d record.Doc) {
+		source.ReadFile(ctx, f, source.Config{IDField: idField, TextField: textField, MaxRecordBytes: st.Parameters.MaxRecordBytes}, func(d record.Doc) {
 			if _, done := t.text[d.ID]; want[d.ID] && !done {
 				add(d.ID, d.Text)
 			}
@@ -284,7 +284,7 @@ func loadTexts(ctx context.Context, dir, keptTexts string, st *stats, want map[s
 // wanted lines are decoded here, in file order. A line
 // without an id is skipped: its id was FILE:LINE of the input, which the input pass after
 // this one reads.
-func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]bool, idField, textField string, add func(id, text string)) error {
+func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]bool, idField, textField string, limit int64, add func(id, text string)) error {
 	r, err := files.Open(ctx, path)
 	if err != nil {
 		return err
@@ -294,7 +294,9 @@ func (t *texts) loadKeptJSONL(ctx context.Context, path string, want map[string]
 		return func(b keptBlock) keptBlock { return b.find(path, idField, want) }
 	})
 	defer pool.Close()
-	blocks := textfile.NewBlocks(r, 1<<20)
+	// A kept record is within the run's record size limit; a longer line (the file was
+	// changed since) fails the pass without being held.
+	blocks := textfile.NewBlocks(r, 1<<20).Limit(int(cmp.Or(limit, source.DefaultMaxRecordBytes)))
 	var fail error
 	deliver := func(b keptBlock) {
 		defer blocks.Release(b.data)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/neardup/neardup/internal/memlimit"
+	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/shingle"
@@ -42,6 +44,22 @@ func lshFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
 	fs.StringVar((*string)(&cfg.LSH), "lsh", string(cfg.LSH), "how LSH bands/rows are chosen: recall (similarity threshold+0.05 found with probability 0.99) or datasketch (its 0.5·FP+0.5·FN optimum)")
 	fs.IntVar(&cfg.Bands, "bands", 0, "LSH bands (default: chosen by --lsh from --threshold and --num-perm)")
 	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
+}
+
+// recordFlags registers the record size limit (dedup).
+func recordFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
+	fs.Func("max-record-bytes", fmt.Sprintf("longest record (line, or Parquet text) read, e.g. 16MB; a longer one is rejected, read past without being held (default %dMiB, at most %dGiB)",
+		source.DefaultMaxRecordBytes>>20, pipeline.MaxRecordLimit>>30), func(v string) error {
+		n, err := memlimit.Parse(v)
+		if err != nil {
+			return err
+		}
+		cfg.MaxRecordBytes = n
+		if n > pipeline.MaxRecordLimit {
+			return fmt.Errorf("%d bytes is over the largest limit, %d GiB", n, pipeline.MaxRecordLimit>>30)
+		}
+		return nil
+	})
 }
 
 // fileFlags registers the field flags and usage of the verbs that read one JSONL file.

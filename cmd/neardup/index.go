@@ -153,7 +153,7 @@ func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io
 	if _, err := index.ReadManifest(ctx, cfg.Output); err == nil {
 		return fmt.Errorf("--output %s is already an index; add documents with dedup --against %s --update-index", cfg.Output, cfg.Output)
 	}
-	paths, err := files.Expand(ctx, cfg.Inputs)
+	paths, err := files.ExpandInputs(ctx, cfg.Inputs)
 	if err != nil {
 		return usageError{fmt.Errorf("--input: %w", err)}
 	}

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,21 @@ func CheckInput(path string) error {
 		return fmt.Errorf("%s: cannot be read: %w", path, cause(err))
 	}
 	return f.Close()
+}
+
+// ExpandInputs is Expand for inputs: the files the patterns name, each checked by
+// CheckInput, so that every command reading inputs refuses the same files the same way.
+func ExpandInputs(ctx context.Context, patterns []string) ([]string, error) {
+	list, err := Expand(ctx, patterns)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range list {
+		if err := CheckInput(f); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
 }
 
 // cause is err without the *PathError's repetition of the path.

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,4 +50,22 @@ func TestCheckInputNamesPermissionDenied(t *testing.T) {
 	err := CheckInput(path)
 	require.Error(t, err)
 	require.Equal(t, path+": cannot be read: permission denied", err.Error())
+}
+
+// TestExpandInputsChecksEveryFile: a glob that matches a FIFO beside a regular file, and
+// /dev/stdin, are refused as CheckInput refuses them (format 2 index inputs, --prefer and
+// dedup's inputs all expand through it).
+func TestExpandInputsChecksEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644))
+	fifo := filepath.Join(dir, "b.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	_, err := ExpandInputs(context.Background(), []string{filepath.Join(dir, "*.jsonl")})
+	require.ErrorContains(t, err, fifo+": is a pipe (FIFO), not a regular file")
+	_, err = ExpandInputs(context.Background(), []string{"/dev/stdin"})
+	require.ErrorContains(t, err, "not a regular file")
+	require.NoError(t, os.Remove(fifo))
+	got, err := ExpandInputs(context.Background(), []string{filepath.Join(dir, "*.jsonl")})
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(dir, "a.jsonl")}, got)
 }

@@ -55,7 +55,7 @@ func Write(s beam.Scope, decisions, rejected beam.PCollection, cfg WriteConfig) 
 	if cfg.Shards > 0 && cfg.Format != source.FormatParquet {
 		ext = layout.Ext(cfg.Compress)
 	}
-	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext}, byFile)
+	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext, MaxRecordBytes: cfg.MaxRecordBytes}, byFile)
 	files := slices.Sorted(slices.Values(cfg.Files))
 	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
 	if cfg.Format == source.FormatParquet && cfg.Annotate == "" && len(files) > 0 {
@@ -138,6 +138,7 @@ type writePartFn struct {
 	TempDir, Format string
 	Ext             string // the kept and removed parts' compression extension
 	Annotate        string // the --mode annotate field prefix; empty in dedup mode
+	MaxRecordBytes  int64  // the inputs' record size limit
 
 	counts tally.Bundle
 }
@@ -152,7 +153,7 @@ func (f *writePartFn) ProcessElement(ctx context.Context, file string, batches f
 			}
 		}
 	}
-	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, f.Ext, file, &p)
+	pt, err := writePart(ctx, f.TempDir, f.Format, f.Annotate, f.Ext, file, &p, f.MaxRecordBytes)
 	if err != nil {
 		return err
 	}

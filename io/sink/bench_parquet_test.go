@@ -55,7 +55,7 @@ func BenchmarkWritePartParquet(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if _, err := writePart(context.Background(), filepath.Join(dir, "tmp"), "parquet", "", "", path, &p); err != nil {
+		if _, err := writePart(context.Background(), filepath.Join(dir, "tmp"), "parquet", "", "", path, &p, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

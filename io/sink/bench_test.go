@@ -35,7 +35,7 @@ func BenchmarkWritePart(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if _, err := writePart(context.Background(), filepath.Join(dir, "tmp"), "jsonl", "", "", path, &p); err != nil {
+		if _, err := writePart(context.Background(), filepath.Join(dir, "tmp"), "jsonl", "", "", path, &p, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

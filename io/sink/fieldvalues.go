@@ -23,7 +23,8 @@ var errDone = errors.New("done")
 // own field; a Parquet row's column with dates and timestamps as ISO 8601 strings and
 // decimals as exact numbers. Text input has no fields: its values are all missing. A
 // wanted line the file no longer has is an error (the file changed during the run).
-func FieldValues(ctx context.Context, file, format, name string, lines []int64) (map[int64]record.FieldValue, error) {
+// limit is the record size limit the file was read with.
+func FieldValues(ctx context.Context, file, format, name string, lines []int64, limit int64) (map[int64]record.FieldValue, error) {
 	want := map[int64]bool{}
 	var last int64
 	for _, l := range lines {
@@ -44,7 +45,7 @@ func FieldValues(ctx context.Context, file, format, name string, lines []int64) 
 	case source.FormatParquet:
 		err = parquetFieldValues(ctx, file, name, want, last, out)
 	default:
-		err = jsonlFieldValues(ctx, file, name, want, last, out)
+		err = jsonlFieldValues(ctx, file, name, want, last, out, limit)
 	}
 	if err != nil && !errors.Is(err, errDone) {
 		return nil, fmt.Errorf("re-read %s for field %q: %w", file, name, err)
@@ -55,16 +56,19 @@ func FieldValues(ctx context.Context, file, format, name string, lines []int64) 
 	return out, nil
 }
 
-func jsonlFieldValues(ctx context.Context, file, name string, want map[int64]bool, last int64, out map[int64]record.FieldValue) error {
+func jsonlFieldValues(ctx context.Context, file, name string, want map[int64]bool, last int64, out map[int64]record.FieldValue, limit int64) error {
 	rc, err := files.Open(ctx, file)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	lr := textfile.NewReader(rc)
+	lr := source.Lines(rc, limit)
 	for {
 		line, n, err := lr.Next()
+		var long *textfile.LongLineError
 		switch {
+		case errors.As(err, &long):
+			// Rejected when it was read: never a wanted line.
 		case err == io.EOF:
 			return nil
 		case err != nil:

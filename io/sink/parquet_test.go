@@ -167,7 +167,7 @@ func TestWritePartParquetRefusesMismatchedOutcomes(t *testing.T) {
 		{"past the end", planOf(t, kept(1), kept(2), kept(3), kept(4)), "outcomes for rows after row 3"},
 		{"whole-file rejection and rows", planOf(t, rejectedAt(0, "open error: x"), kept(1)), "rejected whole"},
 	} {
-		_, err := writePart(ctx, t.TempDir(), source.FormatParquet, "", "", f, tc.plan)
+		_, err := writePart(ctx, t.TempDir(), source.FormatParquet, "", "", f, tc.plan, 0)
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
@@ -183,9 +183,9 @@ func TestConcatParquetRefusesDifferentSchemas(t *testing.T) {
 	}
 	a := writeParquetInput(t, in, "a.parquet", []hfRow{{ID: "1", Text: sp("a")}}, 10)
 	b := writeParquetInput(t, in, "b.parquet", []other{{"2", "b"}}, 10)
-	pa, err := writePart(ctx, tmp, source.FormatParquet, "", "", a, planOf(t, kept(1)))
+	pa, err := writePart(ctx, tmp, source.FormatParquet, "", "", a, planOf(t, kept(1)), 0)
 	require.NoError(t, err)
-	pb, err := writePart(ctx, tmp, source.FormatParquet, "", "", b, planOf(t, kept(1)))
+	pb, err := writePart(ctx, tmp, source.FormatParquet, "", "", b, planOf(t, kept(1)), 0)
 	require.NoError(t, err)
 	err = concat(ctx, tmp, source.FormatParquet, false, false, []part{pb, pa}, "")
 	require.Error(t, err)
@@ -224,7 +224,7 @@ func TestWritePartParquetReadError(t *testing.T) {
 	assert.Equal(t, int64(3), p.rejected[0].Line)
 
 	tmp := t.TempDir()
-	pt, err := writePart(ctx, tmp, source.FormatParquet, "", "", f, &p)
+	pt, err := writePart(ctx, tmp, source.FormatParquet, "", "", f, &p, 0)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), pt.NKept)
 	assert.Equal(t, int64(1), pt.NRejected)

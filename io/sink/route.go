@@ -158,7 +158,9 @@ func (l *lazyWriter) close() (bool, error) {
 //
 // ext is appended to the kept and removed parts' names: a compression's extension
 // (layout.Ext) compresses them, for the sharded layout.
-func writePart(ctx context.Context, tempDir, format, annotate, ext, file string, p *plan) (part, error) {
+// limit is the record size limit the file was read with (source.Config.MaxRecordBytes): the
+// lines it rejected as too long are read past again, not held.
+func writePart(ctx context.Context, tempDir, format, annotate, ext, file string, p *plan, limit int64) (part, error) {
 	pt := part{File: file, Base: partBase(tempDir, file)}
 	ff, err := source.FileFormat(file, format)
 	if err != nil {
@@ -184,7 +186,7 @@ func writePart(ctx context.Context, tempDir, format, annotate, ext, file string,
 	case ff == source.FormatParquet:
 		err = routeParquet(ctx, file, annotate, p, kept, removed, writeRejected, &pt)
 	default:
-		err = route(ctx, file, ff, annotate, p, kept, removed, shown, writeRejected, &pt)
+		err = route(ctx, file, ff, annotate, p, kept, removed, shown, writeRejected, &pt, limit)
 	}
 	var cerr error
 	for _, c := range []struct {
@@ -207,7 +209,7 @@ func writePart(ctx context.Context, tempDir, format, annotate, ext, file string,
 // route re-reads a JSONL or text file and writes each line to kept or removed, or through
 // writeRejected, by its outcome. The caller has handled a file rejected whole. A JSONL
 // file's kept records that the report may show are also copied to shown (ReportTexts).
-func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed, shown io.Writer, writeRejected func(entry, []byte) error, pt *part) error {
+func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed, shown io.Writer, writeRejected func(entry, []byte) error, pt *part, limit int64) error {
 	var buf []byte
 	names := AnnotatedFields(annotate)
 
@@ -216,13 +218,21 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 		return err
 	}
 	defer rc.Close()
-	lr := textfile.NewReader(rc)
+	lr := source.Lines(rc, limit)
 	ri, rj, si := 0, 0, 0
 	var last int64
 	for {
 		line, n, rerr := lr.Next()
 		if rerr == io.EOF {
 			break
+		}
+		var long *textfile.LongLineError
+		if errors.As(rerr, &long) {
+			// The start of a line the reader rejected as too long: its rejection shows it.
+			if k := p.isKept(n); k || (ri < len(p.removed) && p.removed[ri].Line == n) {
+				return fmt.Errorf("line %d: a record over the size limit has a decision", n)
+			}
+			rerr = nil
 		}
 		last = n
 		k := p.isKept(n)

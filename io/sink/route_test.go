@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/io/source"
@@ -53,10 +55,10 @@ func TestWritePartAndConcat(t *testing.T) {
 	b := writeInput(t, in, "b.jsonl", "{\"id\": \"B1\", \"text\": \"x\"}\r\n{\"id\": \"B2\", \"text\": \"x\"}")
 	a := writeInput(t, in, "a.jsonl", "\xef\xbb\xbf{\"id\": \"A1\", \"text\": \"x\"}\n\n {\"id\": \"A3\", \"text\": \"x\"} \n")
 
-	pb, err := writePart(ctx, tmp, "jsonl", "", "", b, planOf(t, kept(2), kept(1)))
+	pb, err := writePart(ctx, tmp, "jsonl", "", "", b, planOf(t, kept(2), kept(1)), 0)
 	require.NoError(t, err)
 	assert.Equal(t, part{File: b, Base: partBase(tmp, b), Kept: true, NKept: 2}, pb)
-	pa, err := writePart(ctx, tmp, "jsonl", "", "", a, planOf(t, removedAt(3, "A3", "A1", 0.8), kept(1), rejectedAt(2, "empty line")))
+	pa, err := writePart(ctx, tmp, "jsonl", "", "", a, planOf(t, removedAt(3, "A3", "A1", 0.8), kept(1), rejectedAt(2, "empty line")), 0)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), pa.NKept)
 
@@ -82,7 +84,7 @@ func TestWritePartText(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	f := writeInput(t, t.TempDir(), "t.txt", "\xef\xbb\xbfkeep me\nremove \"me\"\n")
-	_, err := writePart(ctx, tmp, "text", "", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)))
+	_, err := writePart(ctx, tmp, "text", "", "", f, planOf(t, kept(1), removedAt(2, f+":2", f+":1", 0.5)), 0)
 	require.NoError(t, err)
 	require.NoError(t, concatFromDir(t, tmp, "text", f))
 	assert.Equal(t, "\xef\xbb\xbfkeep me\n", readOut(t, tmp, "kept.txt"), "the input's bytes, its byte order mark too")
@@ -121,7 +123,7 @@ func TestWritePartRefusesMismatchedOutcomes(t *testing.T) {
 		{"outcomes after a read error", planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"x"), kept(3)), "where the reader stopped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := writePart(ctx, t.TempDir(), "jsonl", "", "", f, tc.p)
+			_, err := writePart(ctx, t.TempDir(), "jsonl", "", "", f, tc.p, 0)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), f, "the error names the file")
@@ -156,14 +158,14 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 		func(r record.Rejected) { require.NoError(t, p.add(fromRejected(r))) })
 	require.Len(t, p.rejected, 1)
 	tmp := t.TempDir()
-	pt, err := writePart(ctx, tmp, "jsonl", "", "", cut, &p)
+	pt, err := writePart(ctx, tmp, "jsonl", "", "", cut, &p, 0)
 	require.NoError(t, err, "a file that broke for the reader breaks at the same line for the sink")
 	assert.Equal(t, p.rejected[0].Line-1, pt.NKept)
 	assert.Equal(t, int64(1), pt.NRejected)
 
 	// A rejection from a read error where the re-read succeeds: the sink stops there too.
 	ok := writeInput(t, in, "ok.jsonl", "{\"text\": \"1\"}\n{\"text\": \"2\"}\n")
-	pt, err = writePart(ctx, t.TempDir(), "jsonl", "", "", ok, planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"transient")))
+	pt, err = writePart(ctx, t.TempDir(), "jsonl", "", "", ok, planOf(t, kept(1), rejectedAt(2, source.ReadErrorPrefix+"transient")), 0)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), pt.NRejected)
 
@@ -172,15 +174,42 @@ func TestWritePartBrokenAndMissingFiles(t *testing.T) {
 	for l := int64(1); l < p.rejected[0].Line; l++ {
 		require.NoError(t, noRejection.add(kept(l)))
 	}
-	_, err = writePart(ctx, t.TempDir(), "jsonl", "", "", cut, &noRejection)
+	_, err = writePart(ctx, t.TempDir(), "jsonl", "", "", cut, &noRejection, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "re-read failed")
 	assert.Contains(t, err.Error(), "unexpected EOF")
 
 	missing := filepath.Join(in, "gone.jsonl")
 	tmp = t.TempDir()
-	pt, err = writePart(ctx, tmp, "jsonl", "", "", missing, planOf(t, rejectedAt(0, "open error: gone")))
+	pt, err = writePart(ctx, tmp, "jsonl", "", "", missing, planOf(t, rejectedAt(0, "open error: gone")), 0)
 	require.NoError(t, err)
 	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{pt}, ""))
 	assert.Equal(t, `{"file":"`+missing+`","line":0,"reason":"open error: gone"}`+"\n", readOut(t, tmp, "rejected.jsonl"))
+}
+
+// TestWritePartLongLines re-reads a file with lines over the record size limit, which the
+// source rejected: kept is the input without them, byte for byte, the lines after them
+// keep their numbers, and each rejected line shows the start of its record.
+func TestWritePartLongLines(t *testing.T) {
+	ctx := context.Background()
+	tmp := filepath.Join(t.TempDir(), ".tmp")
+	long := `{"id": "L", "text": "` + strings.Repeat("x", 5000) + `"}`
+	in := writeInput(t, t.TempDir(), "a.jsonl", "{\"id\": \"1\"}\n"+long+"\r\n{\"id\": \"3\"}\r\n{\"id\": \"4\"}\n"+long)
+	reason := source.LongRecordReason(int64(len(long)), 100)
+	p, err := writePart(ctx, tmp, "jsonl", "", "", in,
+		planOf(t, kept(1), rejectedAt(2, reason), kept(3), removedAt(4, "4", "1", 0.9), rejectedAt(5, reason)), 100)
+	require.NoError(t, err)
+	assert.Equal(t, part{File: in, Base: partBase(tmp, in), Kept: true, Removed: true, Rejected: true, NKept: 2, NRemoved: 1, NRejected: 2}, p)
+	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{p}, ""))
+	assert.Equal(t, "{\"id\": \"1\"}\n{\"id\": \"3\"}\r\n", readOut(t, tmp, "kept.jsonl"))
+	rej := strings.Split(strings.TrimSpace(readOut(t, tmp, "rejected.jsonl")), "\n")
+	require.Len(t, rej, 2)
+	for i, line := range []int{2, 5} {
+		assert.True(t, strings.HasPrefix(rej[i], fmt.Sprintf(`{"file":"%s","line":%d,"reason":"%s","record":"{\"id\": \"L\"`, in, line, reason)), rej[i])
+	}
+
+	// A decision for a line over the limit is a lost record somewhere: refused.
+	_, err = writePart(ctx, filepath.Join(t.TempDir(), ".tmp"), "jsonl", "", "", in,
+		planOf(t, kept(1), kept(2), kept(3), kept(4), rejectedAt(5, reason)), 100)
+	require.ErrorContains(t, err, "line 2")
 }

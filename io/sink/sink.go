@@ -61,6 +61,10 @@ type WriteConfig struct {
 	// Files are the input files; a Parquet output without rows gets the first one's
 	// schema.
 	Files []string
+	// MaxRecordBytes is the record size limit the inputs were read with
+	// (source.Config.MaxRecordBytes; 0: the default). The re-read must use the same one
+	// to find the same lines, and so never holds a line the source rejected as too long.
+	MaxRecordBytes int64
 }
 
 // KeptName is the kept output's name for a format: kept.txt for text, kept.parquet for

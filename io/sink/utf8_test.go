@@ -32,7 +32,7 @@ func TestInvalidUTF8RecordsGiveValidJSON(t *testing.T) {
 
 	tmp := filepath.Join(t.TempDir(), ".tmp")
 	p, err := writePart(ctx, tmp, "jsonl", "", "", file, planOf(t, kept(1),
-		removedAt(2, idOf("A\xff2"), "A1", 0.9), removedAt(3, idOf("A\xed\xa0\x803"), "A1", 0.8)))
+		removedAt(2, idOf("A\xff2"), "A1", 0.9), removedAt(3, idOf("A\xed\xa0\x803"), "A1", 0.8)), 0)
 	require.NoError(t, err)
 	require.NoError(t, concat(ctx, tmp, "jsonl", false, false, []part{p}, ""))
 	checkJSONLines(t, filepath.Join(tmp, "removed.jsonl"), 2)
@@ -42,7 +42,7 @@ func TestInvalidUTF8RecordsGiveValidJSON(t *testing.T) {
 		return entry{Line: line, Kind: kindAnnotated, ID: id, Cluster: "A1", Similarity: 0.9, Size: 3, Duplicate: dup}
 	}
 	p, err = writePart(ctx, ann, "jsonl", "dup_", "", file, planOf(t, annotated(1, "A1", false),
-		annotated(2, idOf("A\xff2"), true), annotated(3, idOf("A\xed\xa0\x803"), true)))
+		annotated(2, idOf("A\xff2"), true), annotated(3, idOf("A\xed\xa0\x803"), true)), 0)
 	require.NoError(t, err)
 	require.NoError(t, concat(ctx, ann, "jsonl", true, false, []part{p}, ""))
 	names, err := filepath.Glob(filepath.Join(ann, "*.jsonl"))

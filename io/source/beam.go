@@ -49,9 +49,9 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts b
 	}
 	split, splitCounts := beam.ParDo2(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList))
 	ranges := beam.Reshuffle(s, split)
-	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField}, ranges)
+	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField, MaxRecordBytes: cfg.MaxRecordBytes}, ranges)
 	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
-	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage},
+	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage, MaxRecordBytes: cfg.MaxRecordBytes},
 		beam.Reshuffle(s, numbered))
 	return docs, rejected, beam.Flatten(s, splitCounts, readCounts)
 }
@@ -83,6 +83,7 @@ func (f *splitFn) FinishBundle(_ func(Range), count func(tally.Count)) { f.count
 // counted on a goroutine per core and emitted in input order.
 type countFn struct {
 	IDField, TextField string
+	MaxRecordBytes     int64
 
 	ctx  context.Context
 	pool *ordered.Pool[Range, Range]
@@ -90,8 +91,12 @@ type countFn struct {
 
 func (f *countFn) Setup() {
 	f.pool = ordered.New(runtime.GOMAXPROCS(0), 1, func() func(Range) Range {
-		return func(r Range) Range { return CountRange(f.ctx, r, Config{IDField: f.IDField, TextField: f.TextField}) }
+		return func(r Range) Range { return CountRange(f.ctx, r, f.config()) }
 	})
+}
+
+func (f *countFn) config() Config {
+	return Config{IDField: f.IDField, TextField: f.TextField, MaxRecordBytes: f.MaxRecordBytes}
 }
 
 func (f *countFn) Teardown() { f.pool.Close() }
@@ -121,12 +126,13 @@ func numberRanges(_ string, iter func(*Range) bool, emit func(Range)) {
 type readFn struct {
 	Format, IDField, TextField string
 	FailOnDamage               bool
+	MaxRecordBytes             int64
 
 	counts tally.Bundle
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, r Range, doc func(record.Doc), rej func(record.Rejected), _ func(tally.Count)) error {
-	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField}
+	cfg := Config{Format: f.Format, IDField: f.IDField, TextField: f.TextField, MaxRecordBytes: f.MaxRecordBytes}
 	st := ReadRange(ctx, r, cfg, doc, rej)
 	f.counts.Add("documents_read", st.Docs)
 	f.counts.Add("records_rejected", st.Rejected)

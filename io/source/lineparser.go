@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/ordered"
+	"github.com/neardup/neardup/io/textfile"
 	"github.com/neardup/neardup/record"
 )
 
@@ -26,15 +27,21 @@ type lineParser struct {
 
 // rawLine is a line copied out of the reader's buffer, which the next read overwrites.
 type rawLine struct {
-	b   []byte
-	num int64
+	b      []byte
+	num    int64
+	reason string // set for a line rejected as it was read
 }
 
 func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.Doc), reject func(int64, string)) *lineParser {
 	return &lineParser{
 		pool: ordered.New(runtime.GOMAXPROCS(0), 64, func() func(rawLine) parsed {
 			// A line's bytes in the arena are never written again: its record owns them.
-			return func(l rawLine) parsed { return parseRecord(file, format, cfg, l.b, l.num) }
+			return func(l rawLine) parsed {
+				if l.reason != "" {
+					return parsed{num: l.num, reason: l.reason}
+				}
+				return parseRecord(file, format, cfg, l.b, l.num)
+			}
 		}),
 		deliver: func(p parsed) { p.deliver(st, doc, reject) },
 	}
@@ -53,6 +60,13 @@ func (lp *lineParser) add(line []byte, num int64) {
 	start := len(lp.arena)
 	lp.arena = append(lp.arena, line...)
 	lp.pool.Add(rawLine{b: lp.arena[start:len(lp.arena):len(lp.arena)], num: num}, lp.deliver)
+}
+
+// addLong queues the rejection of a line over the record size limit, in its place
+// among the lines.
+func (lp *lineParser) addLong(long *textfile.LongLineError) {
+	BytesRead.Add(long.Bytes)
+	lp.pool.Add(rawLine{num: long.Line, reason: LongRecordReason(long.Record, int64(long.Limit))}, lp.deliver)
 }
 
 // close delivers every queued line's record and stops the workers.

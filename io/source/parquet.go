@@ -105,6 +105,8 @@ func readGroups(f *parquetfile.File, cols parquetfile.Columns, file string, cfg 
 		case last >= 0 && row > last:
 		case textNull:
 			reject(row, nullText)
+		case int64(len(text)) > cfg.MaxRecordBytes:
+			reject(row, LongRecordReason(int64(len(text)), cfg.MaxRecordBytes))
 		default:
 			d := record.Doc{ID: id, File: file, Line: row}
 			var bad bool

@@ -103,9 +103,11 @@ func Size(ctx context.Context, file string) (int64, error) {
 }
 
 // eachLine calls fn with every line r owns (terminator included) and its number counted
-// from 1 within the range. Counting and reading both use it, so they agree on which
+// from 1 within the range; a line over cfg's record size limit comes as long, without
+// its bytes (it is read past, never held whole, also when it crosses the range's end or
+// starts in the range before). Counting and reading both use it, so they agree on which
 // range a line belongs to.
-func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error {
+func eachLine(ctx context.Context, r Range, cfg Config, fn func(line []byte, n int64, long *textfile.LongLineError)) error {
 	// Start one byte early: the range's first line starts at Start only if the byte
 	// before it ends a line.
 	pos := max(r.Start-1, 0)
@@ -115,8 +117,17 @@ func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error
 	}
 	defer raw.Close()
 	br := bufio.NewReaderSize(raw, 1<<20)
-	lr := textfile.NewReader(br)
-	skip := int64(0)
+	lr := cfg.WithDefaults().lines(br)
+	next := func() ([]byte, int64, *textfile.LongLineError, error) {
+		line, num, err := lr.Next()
+		var long *textfile.LongLineError
+		if errors.As(err, &long) {
+			pos += long.Bytes
+			return nil, num, long, nil
+		}
+		pos += int64(len(line))
+		return line, num, nil, err
+	}
 	if r.Start > 0 {
 		b, err := br.ReadByte()
 		if err != nil {
@@ -124,25 +135,33 @@ func eachLine(ctx context.Context, r Range, fn func(line []byte, n int64)) error
 		}
 		pos++
 		if b != '\n' {
-			// The line in progress belongs to the range before.
-			line, _, err := lr.Next()
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+			// The line in progress belongs to the range before: read past it, holding
+			// none of it; when it goes on past End, no line starts in this range.
+			for {
+				frag, err := br.ReadSlice('\n')
+				pos += int64(len(frag))
+				if err == nil {
+					break
+				}
+				if err == io.EOF || (err == bufio.ErrBufferFull && pos >= r.End) {
+					return nil
+				}
+				if err != bufio.ErrBufferFull {
+					return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+				}
 			}
-			pos += int64(len(line))
-			skip = 1
 		}
 	}
 	for pos < r.End {
-		line, num, err := lr.Next()
+		at := pos
+		line, num, long, err := next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read %s at byte %d: %w", r.File, pos, err)
+			return fmt.Errorf("read %s at byte %d: %w", r.File, at, err)
 		}
-		pos += int64(len(line))
-		fn(line, num-skip)
+		fn(line, num, long)
 	}
 	return nil
 }
@@ -190,9 +209,9 @@ type closeBoth [2]io.Closer
 func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
 
 // CountLines returns how many lines split range r owns.
-func CountLines(ctx context.Context, r Range) (int64, error) {
+func CountLines(ctx context.Context, r Range, cfg Config) (int64, error) {
 	var n int64
-	err := eachLine(ctx, r, func([]byte, int64) { n++ })
+	err := eachLine(ctx, r, cfg, func([]byte, int64, *textfile.LongLineError) { n++ })
 	return n, err
 }
 
@@ -210,7 +229,7 @@ func CountRange(ctx context.Context, r Range, cfg Config) Range {
 	if r.RowGroups {
 		n, err = checkParquetRange(ctx, r, cfg)
 	} else {
-		n, err = CountLines(ctx, r)
+		n, err = CountLines(ctx, r, cfg)
 		r.Lines = n
 	}
 	if err != nil {
@@ -272,8 +291,16 @@ func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), r
 		read := r.First - 1
 		good = 0
 		lp := newLineParser(r.File, format, cfg, &st, doc, reject)
-		err = eachLine(ctx, r, func(line []byte, n int64) {
-			if num := r.First + n - 1; last < 0 || num <= last {
+		err = eachLine(ctx, r, cfg, func(line []byte, n int64, long *textfile.LongLineError) {
+			num := r.First + n - 1
+			switch {
+			case last >= 0 && num > last:
+			case long != nil:
+				read = num
+				good += long.Bytes
+				long.Line = num
+				lp.addLong(long)
+			default:
 				read = num
 				good += int64(len(line))
 				lp.add(line, num)

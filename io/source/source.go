@@ -12,6 +12,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -61,6 +62,19 @@ type Config struct {
 	// FailOnDamage makes Read fail the job at the first damaged file (Damage.Error)
 	// instead of rejecting it.
 	FailOnDamage bool
+	// MaxRecordBytes is the longest record read: a longer line (a Parquet row's longer
+	// text) is rejected, read past without being held whole. 0 means
+	// DefaultMaxRecordBytes.
+	MaxRecordBytes int64
+}
+
+// DefaultMaxRecordBytes is the record size limit when none is given: far above any
+// document worth deduplicating, far below what one line may cost a worker's memory.
+const DefaultMaxRecordBytes = 64 << 20
+
+// LongRecordReason is the reason a record over the size limit is rejected with.
+func LongRecordReason(size, limit int64) string {
+	return fmt.Sprintf("record of %d bytes is over the record size limit of %d bytes (--max-record-bytes)", size, limit)
 }
 
 // WithDefaults fills in the defaulted fields.
@@ -74,7 +88,23 @@ func (c Config) WithDefaults() Config {
 	if c.TextField == "" {
 		c.TextField = "text"
 	}
+	if c.MaxRecordBytes <= 0 {
+		c.MaxRecordBytes = DefaultMaxRecordBytes
+	}
 	return c
+}
+
+// lines reads the lines of r under the record size limit.
+func (c Config) lines(r io.Reader) *textfile.Reader { return Lines(r, c.MaxRecordBytes) }
+
+// Lines reads the lines of an input under the record size limit (0: the default), as
+// the source reads them: every step that re-reads an input must, to see the same lines
+// over the limit, and to hold none of them.
+func Lines(r io.Reader, limit int64) *textfile.Reader {
+	if limit <= 0 {
+		limit = DefaultMaxRecordBytes
+	}
+	return textfile.NewReader(r).Limit(int(limit))
 }
 
 // FileFormat resolves the format of one file: format itself unless it is "auto", else by
@@ -121,21 +151,16 @@ func OutputFormat(fileList []string, format string) (string, error) {
 }
 
 // Files expands cfg.Patterns into the sorted, distinct input list and checks that every
-// file is a regular file this process may read (files.CheckInput), that every
+// file is a regular file this process may read (files.ExpandInputs), that every
 // file has a known format and that they agree; for Parquet, also that the local files
 // share one schema (parquetfile.CheckSchemas). The driver calls it before building the
 // graph, so a bad glob, an unknown extension or a schema mismatch fails before any work
 // is done.
 func Files(ctx context.Context, cfg Config) ([]string, error) {
 	cfg = cfg.WithDefaults()
-	list, err := files.Expand(ctx, cfg.Patterns)
+	list, err := files.ExpandInputs(ctx, cfg.Patterns)
 	if err != nil {
 		return nil, err
-	}
-	for _, f := range list {
-		if err := files.CheckInput(f); err != nil {
-			return nil, err
-		}
 	}
 	format, err := OutputFormat(list, cfg.Format)
 	if err != nil {
@@ -183,22 +208,27 @@ func ReadFile(ctx context.Context, file string, cfg Config, doc func(record.Doc)
 		return st
 	}
 	defer rc.Close()
-	lr := textfile.NewReader(rc)
+	lr := cfg.lines(rc)
 	lp := newLineParser(file, format, cfg, &st, doc, reject)
 	var good int64 // bytes of the (decompressed) lines read whole
 	for {
 		line, num, err := lr.Next()
-		if err == io.EOF {
+		var long *textfile.LongLineError
+		switch {
+		case err == io.EOF:
 			lp.close()
 			return st
-		}
-		if err != nil {
+		case errors.As(err, &long):
+			good += long.Bytes
+			lp.addLong(long)
+		case err != nil:
 			lp.close()
 			st.damaged(file, num, good, err, reject)
 			return st
+		default:
+			good += int64(len(line))
+			lp.add(line, num)
 		}
-		good += int64(len(line))
-		lp.add(line, num)
 	}
 }
 
@@ -290,7 +320,7 @@ func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc 
 		return
 	}
 	defer rc.Close()
-	lr := textfile.NewReader(rc)
+	lr := cfg.lines(rc)
 	var st Stats
 	// The wanted lines are parsed on the pool, as ReadFile's are: parsing them on this
 	// goroutine, which also splits off every other line, kept verification's re-read of a
@@ -299,6 +329,10 @@ func ReadLines(ctx context.Context, file string, cfg Config, lines []int64, doc 
 	defer lp.close()
 	for next < len(lines) {
 		line, num, err := lr.Next()
+		var long *textfile.LongLineError
+		if errors.As(err, &long) {
+			continue // rejected when it was read: no document
+		}
 		if err != nil {
 			return
 		}

@@ -95,15 +95,15 @@ func init() {
 // those lines are parsed), the members meet by label, and the member with the best
 // value is kept: a missing value loses to any present one, ties go to the smallest id.
 // It returns the fates, the clusters.jsonl lines and the cluster counts, as
-// cluster.Cluster does.
-func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int) (_, _, _ beam.PCollection) {
+// cluster.Cluster does. limit is the record size limit the inputs were read with.
+func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, partitions int, limit int64) (_, _, _ beam.PCollection) {
 	s = s.Scope("keep.ByField")
 	kf, err := ParseField(keep)
 	if err != nil {
 		panic(fmt.Sprintf("keep.ByField: --keep: %v (Validate accepts only valid policies)", err))
 	}
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
-	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name}, beam.CombinePerKey(s, appendFieldReqs, byFile))
+	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name, MaxRecordBytes: limit}, beam.CombinePerKey(s, appendFieldReqs, byFile))
 	final, lines, counts := beam.ParDo3(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
 	return elem.Gather(s, elem.AppendFates, final), lines, counts
 }
@@ -147,7 +147,8 @@ func fieldRequests(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem
 
 // readFieldFn reads one input file's requested field values.
 type readFieldFn struct {
-	Format, Field string
+	Format, Field  string
+	MaxRecordBytes int64
 }
 
 func (f *readFieldFn) ProcessElement(ctx context.Context, file string, batch fieldReqBatch, emit func(string, RankedMember)) error {
@@ -168,7 +169,7 @@ func (f *readFieldFn) ProcessElement(ctx context.Context, file string, batch fie
 	for i, r := range reqs {
 		lines[i] = r.Line
 	}
-	values, err := sink.FieldValues(ctx, file, f.Format, f.Field, lines)
+	values, err := sink.FieldValues(ctx, file, f.Format, f.Field, lines, f.MaxRecordBytes)
 	if err != nil {
 		return err
 	}

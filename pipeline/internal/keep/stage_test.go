@@ -182,7 +182,7 @@ func TestByField(t *testing.T) {
 			}
 			p, s := beam.NewPipelineWithRoot()
 			fates, lines, _ := ByField(s, stagetest.Locs(s, stagePartitions, all),
-				beam.ParDo(s, fateByID, beam.CreateList(s, tc.fates)), tc.keep, "jsonl", stagePartitions)
+				beam.ParDo(s, fateByID, beam.CreateList(s, tc.fates)), tc.keep, "jsonl", stagePartitions, 0)
 			if tc.failed != "" {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)
 				return

@@ -93,7 +93,7 @@ func TestByFieldTies(t *testing.T) {
 			}
 			p, s := beam.NewPipelineWithRoot()
 			_, out, _ := ByField(s, stagetest.Locs(s, stagePartitions, locs),
-				beam.ParDo(s, fateByID, beam.CreateList(s, fates)), tc.keep, "jsonl", stagePartitions)
+				beam.ParDo(s, fateByID, beam.CreateList(s, fates)), tc.keep, "jsonl", stagePartitions, 0)
 			passert.Equals(s, stagetest.Lines(s, out), stagetest.Any(lines)...)
 			require.NoError(t, ptest.Run(p))
 		})
