@@ -104,8 +104,8 @@ func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, cou
 	if o.CC == Distributed {
 		return clusterDistributed(s, edges, o)
 	}
-	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather(s, elem.AppendEdges, edges))
-	return elem.Gather(s, elem.AppendFates, fates), lines, counts
+	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather[elem.Edge](s, edges))
+	return elem.Gather[elem.Fate](s, fates), lines, counts
 }
 
 // clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
@@ -271,7 +271,7 @@ func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates,
 	info := beam.CombinePerKey(s, mergeMember, beam.ParDo(s, edgeMembers, edges))
 	byLabel := beam.ParDo(s, labelledMember, beam.CoGroupByKey(s, labels, info))
 	fates, lines, counts = beam.ParDo3(s, &clusterDistributedFn{Partitions: o.Partitions, Keep: o.Keep}, beam.GroupByKey(s, byLabel))
-	return elem.Gather(s, elem.AppendFates, fates), lines, counts
+	return elem.Gather[elem.Fate](s, fates), lines, counts
 }
 
 func edgeEndpoints(_ int, batch elem.EdgeBatch, emit func(string, string)) {

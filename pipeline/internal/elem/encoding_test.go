@@ -32,21 +32,21 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 		name      string
 		got, want []byte
 	}{
-		{"edges", encodeEdges(EdgeBatch{Items: []Edge{e1, e2}}), cat([]byte{2}, e1Bytes, e2Bytes)},
-		{"no edges", encodeEdges(EdgeBatch{}), []byte{0}},
-		{"fates", encodeFates(FateBatch{Items: []Fate{{ID: "x", Cluster: "c", Removed: true, Sim: 0.25, Size: 2}, {ID: "y"}}}),
+		{"edges", edgeCodec.Encode(EdgeBatch{Items: []Edge{e1, e2}}), cat([]byte{2}, e1Bytes, e2Bytes)},
+		{"no edges", edgeCodec.Encode(EdgeBatch{}), []byte{0}},
+		{"fates", fateCodec.Encode(FateBatch{Items: []Fate{{ID: "x", Cluster: "c", Removed: true, Sim: 0.25, Size: 2}, {ID: "y"}}}),
 			cat([]byte{2}, s("x"), s("c"), []byte{1}, f(0.25), []byte{4}, s("y"), s(""), []byte{0}, f(0), []byte{0})},
-		{"sets", encodeSets(SetBatch{Items: []SetKey{{Hash: 1 << 63, Check: 5, ID: "id", Length: -2}}}),
+		{"sets", setCodec.Encode(SetBatch{Items: []SetKey{{Hash: 1 << 63, Check: 5, ID: "id", Length: -2}}}),
 			cat([]byte{1}, w(1<<63), w(5), s("id"), []byte{3})},
-		{"lines", encodeLines(LineBatch{Items: []SortedLine{{Key: "k", Line: "{}"}, {Key: "é"}}}),
+		{"lines", lineCodec.Encode(LineBatch{Items: []SortedLine{{Key: "k", Line: "{}"}, {Key: "é"}}}),
 			cat([]byte{2}, s("k"), s("{}"), s("é"), s(""))},
-		{"locations", encodeLocs(LocBatch{Items: []IDLoc{{ID: "a", File: "f.jsonl", Line: 1}, {ID: "b", File: "g", Line: 64}, {ID: "c", File: "f.jsonl", Line: 2}}}),
+		{"locations", locCoder{}.Encode(LocBatch{Items: []IDLoc{{ID: "a", File: "f.jsonl", Line: 1}, {ID: "b", File: "g", Line: 64}, {ID: "c", File: "f.jsonl", Line: 2}}}),
 			cat([]byte{2}, s("f.jsonl"), s("g"), []byte{3}, s("a"), []byte{0, 2}, s("b"), []byte{1, 0x80, 0x01}, s("c"), []byte{0, 4})},
-		{"bands", encodeBands(BandBatch{Items: []BandEntry{{Key: 7, Hash: 8, Check: 9, ID: "z"}}, Spilled: []string{"/s/a", "/s/b"}}),
+		{"bands", Bands.Encode(BandBatch{Items: []BandEntry{{Key: 7, Hash: 8, Check: 9, ID: "z"}}, Spilled: []string{"/s/a", "/s/b"}}),
 			cat([]byte{1}, w(7), w(8), w(9), s("z"), []byte{2}, s("/s/a"), s("/s/b"))},
-		{"bands, no files", encodeBands(BandBatch{Items: []BandEntry{{ID: "z"}}}),
+		{"bands, no files", Bands.Encode(BandBatch{Items: []BandEntry{{ID: "z"}}}),
 			cat([]byte{1}, w(0), w(0), w(0), s("z"), []byte{0})},
-		{"halves", encodeHalves(HalfBatch{Items: []Half{{U: "u", V: "v", Node: "v", Hashes: []uint64{3, 1 << 40}, Length: 5}}, Spilled: []string{"/s/c"}}),
+		{"halves", Halves.Encode(HalfBatch{Items: []Half{{U: "u", V: "v", Node: "v", Hashes: []uint64{3, 1 << 40}, Length: 5}}, Spilled: []string{"/s/c"}}),
 			cat([]byte{1}, s("u"), s("v"), s("v"), []byte{2}, w(3), w(1<<40), []byte{10}, []byte{1}, s("/s/c"))},
 		{"near pairs", encodeNear(NearBatch{Verified: []int64{0, 3}, False: []int64{-1}, Lowest: []Edge{e1}, Highest: []Edge{e2, e1}}),
 			cat([]byte{2, 0, 6}, []byte{1, 1}, []byte{1}, e1Bytes, []byte{2}, e2Bytes, e1Bytes)},
@@ -55,7 +55,7 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 	}
 	// A spilled run is its items one after the other, with no count.
 	assert.Equal(t, cat(w(7), w(8), w(9), s("z"), w(1), w(2), w(3), s("")),
-		AppendBand(AppendBand(nil, BandEntry{Key: 7, Hash: 8, Check: 9, ID: "z"}), BandEntry{Key: 1, Hash: 2, Check: 3}))
+		Bands.Append(Bands.Append(nil, BandEntry{Key: 7, Hash: 8, Check: 9, ID: "z"}), BandEntry{Key: 1, Hash: 2, Check: 3}))
 	assert.Equal(t, cat(s("u"), s("v"), s("u"), []byte{1}, w(9), []byte{0x7f}),
-		AppendHalf(nil, Half{U: "u", V: "v", Node: "u", Hashes: []uint64{9}, Length: -64}))
+		Halves.Append(nil, Half{U: "u", V: "v", Node: "u", Hashes: []uint64{9}, Length: -64}))
 }

@@ -2,10 +2,7 @@ package elem
 
 import (
 	"fmt"
-	"reflect"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/neardup/neardup/internal/wire"
 )
 
@@ -17,20 +14,16 @@ type IDLoc struct {
 }
 
 // LocBatch is a batch of locations, gathered by id partition.
-type LocBatch struct{ Items []IDLoc }
+type LocBatch = Batch[IDLoc]
 
-func init() {
-	beam.RegisterType(reflect.TypeOf(IDLoc{}))
-	register.Function2x1(AppendLocs)
-	wire.RegisterCoder(encodeLocs, decodeLocs)
-}
+// locCoder writes each file name once per batch, then the locations with their file's
+// number in that table: a batch's locations come from a few files, and a path is most
+// of a location's bytes (and of what Prism holds for the locations in memory).
+type locCoder struct{}
 
-func AppendLocs(a, b LocBatch) LocBatch { return LocBatch{append(a.Items, b.Items...)} }
+func init() { RegisterBatch[IDLoc](locCoder{}) }
 
-// encodeLocs writes each file name once per batch, then the locations with their
-// file's number in that table: a batch's locations come from a few files, and a path is
-// most of a location's bytes (and of what Prism holds for the locations in memory).
-func encodeLocs(b LocBatch) []byte {
+func (locCoder) Encode(b LocBatch) []byte {
 	num := map[string]uint64{}
 	var files []string
 	for _, l := range b.Items {
@@ -53,7 +46,7 @@ func encodeLocs(b LocBatch) []byte {
 	return e.B
 }
 
-func decodeLocs(b []byte) (LocBatch, error) {
+func (locCoder) Decode(b []byte) (LocBatch, error) {
 	d := decoder{B: b}
 	var files []string
 	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
@@ -69,5 +62,5 @@ func decodeLocs(b []byte) (LocBatch, error) {
 		l.Line = d.Varint()
 		return l
 	})
-	return LocBatch{items}, d.End()
+	return LocBatch{Items: items}, d.End()
 }
