@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/index/segment"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A segment of the same size with one byte changed fails Verify (index --info) on its
@@ -16,22 +18,14 @@ import (
 func TestSegmentFlippedByteFailsChecksum(t *testing.T) {
 	dir := t.TempDir()
 	m := addSegment(t, dir, NewSegmented(testParams, 32), "a", 30)
-	if err := m.Verify(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.Verify(context.Background(), dir))
 	p := filepath.Join(dir, m.Segments[0].Path)
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b[len(b)/2] ^= 0x01
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, b, 0o644))
 	err = m.Verify(context.Background(), dir)
-	if err == nil || !strings.Contains(err.Error(), "segment file "+m.Segments[0].Path+" is damaged: its SHA-256 is") {
-		t.Fatalf("a flipped byte: %v", err)
-	}
+	require.ErrorContains(t, err, "segment file "+m.Segments[0].Path+" is damaged: its SHA-256 is", "a flipped byte")
 }
 
 // A pair whose Jaccard is exactly the threshold (4 of 5 hashes at 0.8) is a match, in
@@ -44,43 +38,30 @@ func TestMatchAtExactlyTheThreshold(t *testing.T) {
 	for b := range keys {
 		keys[b] = 1000 + uint64(b)
 	}
-	if _, err := AddSegment(ctx, dir, NewSegmented(testParams, 32), func(b *segment.Builder) (int64, error) {
+	_, err := AddSegment(ctx, dir, NewSegmented(testParams, 32), func(b *segment.Builder) (int64, error) {
 		return 4, b.Add("four", []uint64{h(1), h(2), h(3), h(4)}, keys)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	s, err := OpenSegments(ctx, dir, testParams)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer s.Close()
 	at := []uint64{h(5), h(1), h(2), h(3), h(4)}          // J = 4/5 = 0.8
 	under := []uint64{h(1), h(2), h(3), h(4), h(5), h(6)} // J = 4/6
 	var near [][]Match
 	for _, q := range [][]uint64{at, under} {
 		var ms []Match
-		if err := s.Near(q, keys, &Scratch{}, func(m Match) { ms = append(ms, m) }); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Near(q, keys, &Scratch{}, func(m Match) { ms = append(ms, m) }))
 		near = append(near, ms)
 	}
 	want := [][]Match{{{ID: "four", Jaccard: 0.8}}, nil}
-	if !slices.EqualFunc(near, want, func(a, b []Match) bool { return slices.Equal(a, b) }) {
-		t.Fatalf("Near: %v, want %v", near, want)
-	}
+	require.True(t, slices.EqualFunc(near, want, func(a, b []Match) bool { return slices.Equal(a, b) }), "Near: %v, want %v", near, want)
 	bt := s.NewBatch()
 	for _, q := range [][]uint64{at, under} {
-		if err := bt.Add(s.Prepare(q), keys); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, bt.Add(s.Prepare(q), keys))
 	}
 	batch := make([][]Match, 2)
-	if err := bt.Run(func(q int, m Match) { batch[q] = append(batch[q], m) }); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.EqualFunc(batch, want, func(a, b []Match) bool { return slices.Equal(a, b) }) {
-		t.Fatalf("Batch: %v, want %v", batch, want)
-	}
+	require.NoError(t, bt.Run(func(q int, m Match) { batch[q] = append(batch[q], m) }))
+	require.True(t, slices.EqualFunc(batch, want, func(a, b []Match) bool { return slices.Equal(a, b) }), "Batch: %v, want %v", batch, want)
 }
 
 // The newest segments merge while the next older holds at most MergeFactor times their
@@ -103,9 +84,7 @@ func TestMergeRuleBoundary(t *testing.T) {
 		{[]int64{MergeFactor*150 + 1, 100, 50}, 1},
 		{[]int64{100}, 0},
 	} {
-		if got := tierStart(segs(c.docs...)); got != c.want {
-			t.Errorf("tierStart(%v) = %d, want %d", c.docs, got, c.want)
-		}
+		assert.Equal(t, c.want, tierStart(segs(c.docs...)), "tierStart(%v)", c.docs)
 	}
 }
 
@@ -137,15 +116,11 @@ func TestCommitOrderOfDurableSteps(t *testing.T) {
 		"remove GEN/segment-00000.nds",
 		"write .manifest.json.tmp-2", "sync .manifest.json.tmp-2", "rename .manifest.json.tmp-2", "syncdir .",
 	}
-	if !slices.Equal(ops, want) {
-		t.Fatalf("durable steps:\n%s\nwant\n%s", strings.Join(ops, "\n"), strings.Join(want, "\n"))
-	}
+	require.Equal(t, want, ops, "durable steps")
 	// The third commit deletes what the second retired, after its manifest is durable.
 	ops = nil
 	addSegment(t, dir, m2, "c", 10)
 	published := slices.Index(ops, "syncdir .")
 	removed := slices.Index(ops, "remove "+norm(m2.Retired[0]))
-	if published < 0 || removed < published {
-		t.Fatalf("the retired file is removed before the manifest is durable:\n%s", strings.Join(ops, "\n"))
-	}
+	require.True(t, published >= 0 && removed >= published, "the retired file is removed before the manifest is durable:\n%s", strings.Join(ops, "\n"))
 }

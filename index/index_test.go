@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var testParams = Params{NumPerm: 128, Scheme: "affine32", Hash: "xxhash", Seed: 1, Bands: 9, Rows: 13, Threshold: 0.8,
@@ -39,45 +41,31 @@ func build(t *testing.T, dir string, prev *Manifest, rows []Row) *Manifest {
 	var entries []FileEntry
 	for k, rs := range byShard {
 		if f, ok := prev.FileOfShard(k); ok {
-			if err := ReadShard(ctx, filepath.Join(dir, f.Path), func(_ int64, r Row) error { rs = append(rs, r); return nil }); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, ReadShard(ctx, filepath.Join(dir, f.Path), func(_ int64, r Row) error { rs = append(rs, r); return nil }))
 		}
-		if err := SortRows(rs); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, SortRows(rs))
 		e, err := WriteShard(ctx, dir, gen+"/"+ShardName(k), k, rs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		entries = append(entries, e)
 	}
 	next := prev.Next(entries)
-	if err := Commit(ctx, dir, prev, next); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Commit(ctx, dir, prev, next))
 	return next
 }
 
 func readAll(t *testing.T, dir string) []Row {
 	t.Helper()
 	m, err := Open(context.Background(), dir, testParams)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []Row
 	for _, p := range m.ShardPaths(dir) {
 		var last int64
-		if err := ReadShard(context.Background(), p, func(num int64, r Row) error {
-			if num != last+1 {
-				t.Fatalf("%s: row %d after %d", p, num, last)
-			}
+		require.NoError(t, ReadShard(context.Background(), p, func(num int64, r Row) error {
+			require.Equal(t, last+1, num, "%s: row %d after %d", p, num, last)
 			last = num
 			out = append(out, r)
 			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 	}
 	SortRows(out)
 	return out
@@ -87,35 +75,24 @@ func TestRoundTripAndSelectedRows(t *testing.T) {
 	dir := t.TempDir()
 	rows := testRows(5000, "d")
 	m := build(t, dir, New(testParams, 4), slices.Clone(rows))
-	if m.Documents != 5000 || m.Generation != 1 || len(m.Files) != 4 {
-		t.Fatalf("manifest: %+v", m)
-	}
+	require.True(t, m.Documents == 5000 && m.Generation == 1 && len(m.Files) == 4, "manifest: %+v", m)
 	got := readAll(t, dir)
-	if !slices.EqualFunc(got, rows, func(a, b Row) bool { return a.ID == b.ID && slices.Equal(a.Shingles, b.Shingles) }) {
-		t.Fatal("rows differ after a round trip")
-	}
+	require.True(t, slices.EqualFunc(got, rows, func(a, b Row) bool { return a.ID == b.ID && slices.Equal(a.Shingles, b.Shingles) }),
+		"rows differ after a round trip")
 	// Selected rows across row groups come back with their numbers, in order.
 	path := m.ShardPaths(dir)[0]
 	var all []Row
 	ReadShard(context.Background(), path, func(_ int64, r Row) error { all = append(all, r); return nil })
 	want := []int64{1, 2, RowGroupRows, RowGroupRows + 1, int64(len(all))}
 	var nums []int64
-	if err := ReadSelected(context.Background(), path, want, func(num int64, r Row) error {
+	require.NoError(t, ReadSelected(context.Background(), path, want, func(num int64, r Row) error {
 		nums = append(nums, num)
-		if r.ID != all[num-1].ID {
-			t.Errorf("row %d: id %s, want %s", num, r.ID, all[num-1].ID)
-		}
+		assert.Equal(t, all[num-1].ID, r.ID, "row %d", num)
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(nums, want) {
-		t.Fatalf("selected rows %v, want %v", nums, want)
-	}
+	}))
+	require.Equal(t, want, nums, "selected rows")
 	err := ReadSelected(context.Background(), path, []int64{int64(len(all)) + 1}, func(int64, Row) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Fatalf("row past the end: %v", err)
-	}
+	require.ErrorContains(t, err, "does not exist", "row past the end")
 }
 
 func TestUpdatesInTwoStepsEqualOneInContent(t *testing.T) {
@@ -126,9 +103,7 @@ func TestUpdatesInTwoStepsEqualOneInContent(t *testing.T) {
 	m2 := build(t, two, m, slices.Clone(c))
 	n := build(t, one, New(testParams, 8), slices.Clone(a))
 	n2 := build(t, one, n, append(slices.Clone(b), c...))
-	if m2.Generation != 3 || n2.Generation != 2 {
-		t.Fatalf("generations %d and %d", m2.Generation, n2.Generation)
-	}
+	require.True(t, m2.Generation == 3 && n2.Generation == 2, "generations %d and %d", m2.Generation, n2.Generation)
 	sums := func(m *Manifest) []string {
 		var s []string
 		for _, f := range m.Files {
@@ -136,29 +111,21 @@ func TestUpdatesInTwoStepsEqualOneInContent(t *testing.T) {
 		}
 		return s
 	}
-	if !slices.Equal(sums(m2), sums(n2)) {
-		t.Fatalf("shard contents differ:\n%v\n%v", sums(m2), sums(n2))
-	}
+	require.Equal(t, sums(m2), sums(n2), "shard contents differ")
 	// Generation 1's files are gone once generation 3 is committed; generation 2's stay
 	// for readers that opened it.
 	left, _ := filepath.Glob(filepath.Join(two, "gen-000001-*", "*"))
 	for _, p := range left {
 		rel, _ := filepath.Rel(two, p)
-		if !slices.ContainsFunc(m2.Files, func(f FileEntry) bool { return f.Path == rel }) {
-			t.Errorf("generation 1 file %s not collected", rel)
-		}
+		assert.True(t, slices.ContainsFunc(m2.Files, func(f FileEntry) bool { return f.Path == rel }), "generation 1 file %s not collected", rel)
 	}
-	if got := len(readAll(t, two)); got != 600 {
-		t.Fatalf("%d documents, want 600", got)
-	}
+	require.Len(t, readAll(t, two), 600, "documents")
 }
 
 func TestDuplicateIDRefused(t *testing.T) {
 	rows := append(testRows(3, "x"), Row{ID: "x00001"})
 	err := SortRows(rows)
-	if err == nil || err.Error() != `id "x00001" occurs twice (index ids must be unique)` {
-		t.Fatalf("err = %v", err)
-	}
+	require.EqualError(t, err, `id "x00001" occurs twice (index ids must be unique)`)
 }
 
 func TestMismatchedParams(t *testing.T) {
@@ -171,9 +138,7 @@ func TestMismatchedParams(t *testing.T) {
 		"  num_perm: index 128, this run 64\n" +
 		"  threshold: index 0.8, this run 0.7\n" +
 		"  normalization: index nfkc,lower,whitespace, this run nfkc,lower,whitespace,strip-punct"
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v\nwant %s", err, want)
-	}
+	require.EqualError(t, err, want)
 }
 
 func TestTruncatedShardRefused(t *testing.T) {
@@ -181,36 +146,26 @@ func TestTruncatedShardRefused(t *testing.T) {
 	m := build(t, dir, New(testParams, 1), testRows(50, "d"))
 	path := filepath.Join(dir, m.Files[0].Path)
 	st, _ := os.Stat(path)
-	if err := os.Truncate(path, st.Size()-100); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Truncate(path, st.Size()-100))
 	_, err := Open(context.Background(), dir, testParams)
 	want := fmt.Sprintf("index %s: shard file %s is damaged: %d bytes, the manifest says %d (truncated or partially written); rebuild the index or restore the file",
 		dir, m.Files[0].Path, st.Size()-100, st.Size())
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v\nwant %s", err, want)
-	}
+	require.EqualError(t, err, want)
 	// The same size with other bytes fails the checksum.
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, append(b, bytes.Repeat([]byte{0}, 100)...), 0o644)
 	_, err = Open(context.Background(), dir, testParams)
-	if err == nil || !strings.Contains(err.Error(), "is damaged: its SHA-256 is") {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorContains(t, err, "is damaged: its SHA-256 is")
 }
 
 func TestMissingManifestRefused(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Open(context.Background(), dir, testParams)
 	want := "index " + dir + ": no manifest.json (not a neardup index, or its first generation was never completed)"
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v\nwant %s", err, want)
-	}
+	require.EqualError(t, err, want)
 	os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format": "neardup-index", "format_ver`), 0o644)
 	_, err = Open(context.Background(), dir, testParams)
-	if err == nil || !strings.Contains(err.Error(), "manifest.json is damaged") {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorContains(t, err, "manifest.json is damaged")
 }
 
 func TestConcurrentUpdateLoses(t *testing.T) {
@@ -219,12 +174,9 @@ func TestConcurrentUpdateLoses(t *testing.T) {
 	build(t, dir, m, testRows(5, "e"))
 	err := Commit(context.Background(), dir, m, m.Next(nil))
 	want := "index " + dir + ": changed during the run (generation 2, this run started from 1); nothing was committed, rerun"
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v", err)
-	}
-	if err := Commit(context.Background(), dir, New(testParams, 2), m); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Fatalf("err = %v", err)
-	}
+	require.EqualError(t, err, want)
+	err = Commit(context.Background(), dir, New(testParams, 2), m)
+	require.ErrorContains(t, err, "already exists")
 }
 
 func TestInfo(t *testing.T) {
@@ -234,8 +186,6 @@ func TestInfo(t *testing.T) {
 	m.WriteInfo(&buf, dir, m.Verify(context.Background(), dir))
 	out := buf.String()
 	for _, want := range []string{"documents:     10\n", "generation 1", "num_perm 128", "checksums:     ok (2 files)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("info lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "info lacks %q", want)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A manifest is untrusted input: every hostile shard path is refused by ReadManifest
@@ -23,21 +26,13 @@ func TestHostileManifestPaths(t *testing.T) {
 
 	const secret = "SECRET-CONTENT-0123456789"
 	outside := filepath.Join(root, "outside")
-	if err := os.MkdirAll(outside, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(outside, 0o755))
 	secretPath := filepath.Join(outside, "secret.parquet")
-	if err := os.WriteFile(secretPath, []byte(secret+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(secretPath, []byte(secret+"\n"), 0o644))
 	sum := sha256.Sum256([]byte(secret + "\n"))
 	// Symlinks inside the index that lead out of it.
-	if err := os.Symlink(outside, filepath.Join(dir, "gen-link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secretPath, filepath.Join(dir, good.Path+".evil")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "gen-link")))
+	require.NoError(t, os.Symlink(secretPath, filepath.Join(dir, good.Path+".evil")))
 
 	cases := []struct{ path, why string }{
 		{"../outside/secret.parquet", `".." segment`},
@@ -77,31 +72,21 @@ func TestHostileManifestPaths(t *testing.T) {
 			hostile := *m
 			e.set(&hostile)
 			b, err := json.Marshal(&hostile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644))
 			for _, read := range []func() error{
 				func() error { _, err := ReadManifest(context.Background(), dir); return err },
 				func() error { _, err := Open(context.Background(), dir, testParams); return err },
 			} {
 				err := read()
-				if err == nil {
-					t.Errorf("%s%q: accepted", e.name, c.path)
+				if !assert.Error(t, err, "%s%q: accepted", e.name, c.path) {
 					continue
 				}
 				msg := err.Error()
-				if !strings.Contains(msg, e.name) || !strings.Contains(msg, c.why) {
-					t.Errorf("%s%q: error does not name the entry and why (%s): %s", e.name, c.path, c.why, msg)
-				}
-				if strings.Contains(msg, secret) {
-					t.Errorf("%s%q: error echoes file content: %s", e.name, c.path, msg)
-				}
-				if len(msg) > 1000 {
-					t.Errorf("%s%q: error of %d bytes", e.name, c.path, len(msg))
-				}
+				assert.True(t, strings.Contains(msg, e.name) && strings.Contains(msg, c.why),
+					"%s%q: error does not name the entry and why (%s): %s", e.name, c.path, c.why, msg)
+				assert.NotContains(t, msg, secret, "%s%q: error echoes file content", e.name, c.path)
+				assert.LessOrEqual(t, len(msg), 1000, "%s%q: error of %d bytes", e.name, c.path, len(msg))
 			}
 		}
 	}
@@ -116,40 +101,26 @@ func TestPlainManifestPathsAccepted(t *testing.T) {
 	m := build(t, dir, New(testParams, 1), testRows(20, "d"))
 	gen, name, _ := strings.Cut(m.Files[0].Path, "/")
 	for _, p := range []string{m.Files[0].Path, "gen-000009-0000/not-yet-written.parquet", m.Files[0].Path + "/under-a-file"} {
-		if err := CheckPath(dir, p); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
+		assert.NoError(t, CheckPath(dir, p), "%s", p)
 	}
-	if err := os.Symlink(gen, filepath.Join(dir, "current")); err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckPath(dir, "current/"+name); err == nil || !strings.Contains(err.Error(), `"current" is a symlink`) {
-		t.Errorf("a symlink inside the index: %v", err)
-	}
+	require.NoError(t, os.Symlink(gen, filepath.Join(dir, "current")))
+	assert.ErrorContains(t, CheckPath(dir, "current/"+name), `"current" is a symlink`, "a symlink inside the index")
 	alias := filepath.Join(root, "alias")
-	if err := os.Symlink(dir, alias); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(dir, alias))
 	want := "index " + alias + ": is a symlink (to \"" + dir + "\"); neardup follows no symlink in an index: name the directory itself"
-	if _, err := Open(context.Background(), alias, testParams); err == nil || err.Error() != want {
-		t.Errorf("an index directory that is a symlink: %v\nwant %s", err, want)
-	}
-	if _, err := Open(context.Background(), dir, testParams); err != nil {
-		t.Fatal(err)
-	}
+	_, err := Open(context.Background(), alias, testParams)
+	assert.EqualError(t, err, want, "an index directory that is a symlink")
+	_, err = Open(context.Background(), dir, testParams)
+	require.NoError(t, err)
 }
 
 // On gs:// and s3:// the same lexical rules keep a name inside the index's prefix.
 func TestObjectStoreManifestPaths(t *testing.T) {
 	for _, dir := range []string{"gs://bucket/indexes/a", "s3://bucket/indexes/a/"} {
-		if err := CheckPath(dir, "gen-000001-abcd/shard-00000.parquet"); err != nil {
-			t.Errorf("%s: %v", dir, err)
-		}
+		assert.NoError(t, CheckPath(dir, "gen-000001-abcd/shard-00000.parquet"), "%s", dir)
 		for _, p := range []string{"../b/gen-000001-abcd/shard-00000.parquet", "/indexes/b/shard.parquet", "gs://bucket/indexes/b/x",
 			"gen-1/../../b/x", "gen-1//x"} {
-			if err := CheckPath(dir, p); err == nil {
-				t.Errorf("%s: %q accepted", dir, p)
-			}
+			assert.Error(t, CheckPath(dir, p), "%s: %q accepted", dir, p)
 		}
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // pyarrowVersion is the pyarrow the Parquet test reads shards with, installed with pip
@@ -21,18 +24,15 @@ func pyarrowPython(t *testing.T) string {
 		t.Skip("NEARDUP_SKIP_PYARROW is set")
 	}
 	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	env := filepath.Join(cache, "neardup", "pyarrow-"+pyarrowVersion)
 	py := filepath.Join(env, "bin", "python")
 	if exec.Command(py, "-c", "import pyarrow").Run() == nil {
 		return py
 	}
 	for _, args := range [][]string{{"python3", "-m", "venv", env}, {filepath.Join(env, "bin", "pip"), "install", "-q", "pyarrow==" + pyarrowVersion}} {
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("installing pyarrow %s (set NEARDUP_SKIP_PYARROW=1 to skip offline): %v\n%s", pyarrowVersion, err, out)
-		}
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		require.NoError(t, err, "installing pyarrow %s (set NEARDUP_SKIP_PYARROW=1 to skip offline):\n%s", pyarrowVersion, out)
 	}
 	return py
 }
@@ -43,13 +43,9 @@ func TestShardSchemaReadByPyarrow(t *testing.T) {
 	py := pyarrowPython(t)
 	dir := t.TempDir()
 	rows := testRows(3000, "d")
-	if err := SortRows(rows); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, SortRows(rows))
 	e, err := WriteShard(context.Background(), dir, "shard.parquet", 0, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	script := `
 import json, sys, pyarrow.parquet as pq
 t = pq.read_table(sys.argv[1])
@@ -58,27 +54,19 @@ print(json.dumps({"schema": [[f.name, str(f.type), f.nullable] for f in t.schema
                   "rows": t.to_pylist()}))
 `
 	out, err := exec.Command(py, "-c", script, filepath.Join(dir, e.Path)).Output()
-	if err != nil {
-		t.Fatalf("pyarrow: %v", err)
-	}
+	require.NoError(t, err, "pyarrow")
 	var got struct {
 		Schema    [][]any `json:"schema"`
 		RowGroups int     `json:"row_groups"`
 		Rows      []Row   `json:"rows"`
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out, &got))
 	want := [][]any{{"id", "string", false}, {"shingles", "list<element: uint64 not null>", false}}
-	if b, _ := json.Marshal(got.Schema); string(b) != mustJSON(want) {
-		t.Errorf("schema %s, want %s", b, mustJSON(want))
-	}
-	if got.RowGroups != (len(rows)+RowGroupRows-1)/RowGroupRows {
-		t.Errorf("%d row groups", got.RowGroups)
-	}
-	if !slices.EqualFunc(got.Rows, rows, func(a, b Row) bool { return a.ID == b.ID && slices.Equal(a.Shingles, b.Shingles) }) {
-		t.Errorf("pyarrow read other rows (%d, want %d)", len(got.Rows), len(rows))
-	}
+	b, _ := json.Marshal(got.Schema)
+	assert.Equal(t, mustJSON(want), string(b), "schema")
+	assert.Equal(t, (len(rows)+RowGroupRows-1)/RowGroupRows, got.RowGroups, "row groups")
+	assert.True(t, slices.EqualFunc(got.Rows, rows, func(a, b Row) bool { return a.ID == b.ID && slices.Equal(a.Shingles, b.Shingles) }),
+		"pyarrow read other rows (%d, want %d)", len(got.Rows), len(rows))
 }
 
 func mustJSON(v any) string {

@@ -6,10 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/index/segment"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // addSegment commits a segment of n documents named prefix… after prev; each document's
@@ -32,9 +33,7 @@ func addSegment(t *testing.T, dir string, prev *Manifest, prefix string, n int) 
 		}
 		return shingles, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -45,9 +44,7 @@ func outsideTree(t *testing.T, root string, names ...string) (string, func() []s
 	out := filepath.Join(root, "outside")
 	os.MkdirAll(out, 0o755)
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(out, n), []byte("precious "+n), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(out, n), []byte("precious "+n), 0o644))
 	}
 	return out, func() []string {
 		es, _ := os.ReadDir(out)
@@ -63,12 +60,8 @@ func outsideTree(t *testing.T, root string, names ...string) (string, func() []s
 // it returns dir.
 func moveOut(t *testing.T, p, outside, dir string) string {
 	t.Helper()
-	if err := os.Rename(p, outside); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, p); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(p, outside))
+	require.NoError(t, os.Symlink(outside, p))
 	return dir
 }
 
@@ -93,9 +86,7 @@ func TestSymlinkInSegmentIndexRefusedForReading(t *testing.T) {
 		}, `"manifest.json" is a symlink`},
 		{"root", func(t *testing.T, root, dir string, m *Manifest) string {
 			alias := filepath.Join(root, "alias")
-			if err := os.Symlink(dir, alias); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Symlink(dir, alias))
 			return alias
 		}, "is a symlink (to " + `"`},
 	} {
@@ -103,9 +94,8 @@ func TestSymlinkInSegmentIndexRefusedForReading(t *testing.T) {
 			root := t.TempDir()
 			dir := filepath.Join(root, "idx")
 			m := addSegment(t, dir, NewSegmented(testParams, 32), "a", 50)
-			if _, err := OpenSegments(ctx, dir, testParams); err != nil {
-				t.Fatal(err)
-			}
+			_, err := OpenSegments(ctx, dir, testParams)
+			require.NoError(t, err)
 			readDir := c.plant(t, root, dir, m)
 			for what, read := range map[string]func() error{
 				"ReadManifest": func() error { _, err := ReadManifest(ctx, readDir); return err },
@@ -118,10 +108,7 @@ func TestSymlinkInSegmentIndexRefusedForReading(t *testing.T) {
 				},
 				"Commit": func() error { _, err := CommitSegment(ctx, readDir, m, m.Segments[0]); return err },
 			} {
-				err := read()
-				if err == nil || !strings.Contains(err.Error(), c.why) {
-					t.Errorf("%s: err = %v, want one saying %q", what, err, c.why)
-				}
+				assert.ErrorContains(t, read(), c.why, what)
 			}
 		})
 	}
@@ -137,27 +124,19 @@ func TestSymlinkInIndexNeverDeletesOutside(t *testing.T) {
 	outside, survivors := outsideTree(t, root, "segment-00000.nds", "merged-segment-00000.nds",
 		"segment-00000.nds"+partialSuffix, "passwd")
 	for _, name := range []string{"gen-000000-00000000", "gen-000001-00000000"} {
-		if err := os.Symlink(outside, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(outside, filepath.Join(dir, name)))
 	}
 	// Three more generations, each merging (retiring) the one before.
 	for i, p := range []string{"b", "c", "d"} {
 		m = addSegment(t, dir, m, p, 40+i)
 	}
-	if got := survivors(); len(got) != 4 {
-		t.Fatalf("files outside the index deleted: %v left", got)
-	}
+	require.Len(t, survivors(), 4, "files outside the index deleted")
 	// A retired path that leads through a symlink is refused, not deleted through.
 	hostile := *m
 	hostile.Retired = []string{"gen-000001-00000000/passwd"}
-	if err := Commit(context.Background(), dir, &hostile, m.WithSegments(0, 0)); err == nil ||
-		!strings.Contains(err.Error(), "is a symlink") {
-		t.Fatalf("commit after a manifest retiring a path through a symlink: %v", err)
-	}
-	if got := survivors(); len(got) != 4 {
-		t.Fatalf("files outside the index deleted: %v left", got)
-	}
+	require.ErrorContains(t, Commit(context.Background(), dir, &hostile, m.WithSegments(0, 0)), "is a symlink",
+		"commit after a manifest retiring a path through a symlink")
+	require.Len(t, survivors(), 4, "files outside the index deleted")
 }
 
 // A commit deletes no file the previous generation or the new one names (readers of the
@@ -167,16 +146,14 @@ func TestCommitKeepsPreviousGenerationFiles(t *testing.T) {
 		t.Helper()
 		for _, m := range []*Manifest{prev, next} {
 			for _, p := range m.paths() {
-				if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
-					t.Errorf("generation %d: file %s gone after committing generation %d: %v", m.Generation, p, next.Generation, err)
-				}
+				_, err := os.Stat(filepath.Join(dir, p))
+				assert.NoError(t, err, "generation %d: file %s gone after committing generation %d", m.Generation, p, next.Generation)
 			}
 		}
 		for _, p := range before {
 			if !slices.Contains(prev.paths(), p) && !slices.Contains(next.paths(), p) {
-				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
-					t.Errorf("file %s of generation %d left after committing generation %d", p, prev.Generation-1, next.Generation)
-				}
+				_, err := os.Stat(filepath.Join(dir, p))
+				assert.Error(t, err, "file %s of generation %d left after committing generation %d", p, prev.Generation-1, next.Generation)
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func (pl *plan) build(s beam.Scope) {
 
 	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
 
-	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather(s, elem.AppendEdges, candidates), members, pl.pairsOptions())
+	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather[elem.Edge](s, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
 	var fates, lines, clusterCounts beam.PCollection
 	if cfg.isContainment() {

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // hugeLine reads as a JSONL line of a document whose text is n bytes, made as it is
@@ -38,9 +40,8 @@ func TestLineOverTheLimitIsAnErrorLine(t *testing.T) {
 		return nil
 	})
 	want := []string{"a", "in.jsonl:2: line longer than 67108864 bytes", "b"}
-	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("got %q, %v; want %q", got, err, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, strings.Join(want, "|"), strings.Join(got, "|"))
 }
 
 // Reading past a long line holds at most the limit of it, not the line: a line 64 times
@@ -60,10 +61,8 @@ func TestLongLineIsNotHeld(t *testing.T) {
 		return nil
 	})
 	runtime.ReadMemStats(&after)
-	if err != nil || len(lines) != 2 || lines[0] != -1 || lines[1] != 2 {
-		t.Fatalf("lines %v, %v", lines, err)
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*limit {
-		t.Fatalf("reading past a line of %d bytes allocated %d bytes (limit %d)", 64*limit, alloc, limit)
-	}
+	require.NoError(t, err)
+	require.True(t, len(lines) == 2 && lines[0] == -1 && lines[1] == 2, "lines %v", lines)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	require.LessOrEqual(t, alloc, uint64(8*limit), "reading past a line of %d bytes allocated %d bytes (limit %d)", 64*limit, alloc, limit)
 }

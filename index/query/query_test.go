@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/segment"
 	"github.com/neardup/neardup/jaccard"
+	"github.com/stretchr/testify/require"
 )
 
 var testParams = index.Params{NumPerm: 128, Scheme: "affine32", Hash: "xxhash", Seed: 1, Bands: 9, Rows: 13, Threshold: 0.8,
@@ -49,9 +50,8 @@ func build(t testing.TB, dir string, bits int, batches ...[]Doc) *index.Manifest
 	m := index.NewSegmented(testParams, bits)
 	for _, b := range batches {
 		var err error
-		if m, err = AddDocs(context.Background(), dir, m, b); err != nil {
-			t.Fatal(err)
-		}
+		m, err = AddDocs(context.Background(), dir, m, b)
+		require.NoError(t, err)
 	}
 	return m
 }
@@ -82,9 +82,7 @@ func answers(t *testing.T, e *Engine, qs []Doc) [][]index.Match {
 	out := make([][]index.Match, len(qs))
 	for i, q := range qs {
 		ms, err := e.Near(q.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out[i] = ms
 	}
 	return out
@@ -100,40 +98,24 @@ func TestNearIsBruteForceBeforeAndAfterCompaction(t *testing.T) {
 		queries := corpus(rng, "q", 300, append(append(a, b...), c...))
 		dir := t.TempDir()
 		m := build(t, dir, bits, a, b, c)
-		if len(m.Segments) != 3 || m.Documents != 740 {
-			t.Fatalf("%d segments, %d documents; want 3 and 740", len(m.Segments), m.Documents)
-		}
+		require.True(t, len(m.Segments) == 3 && m.Documents == 740, "%d segments, %d documents; want 3 and 740", len(m.Segments), m.Documents)
 		e, err := Open(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		before := answers(t, e, queries)
 		found := 0
 		for i, q := range queries {
 			want := bruteForce(e, append(append(a, b...), c...), q.Text, bits)
-			if !slices.Equal(before[i], want) {
-				t.Fatalf("width %d, query %s: %v, want %v", bits, q.ID, before[i], want)
-			}
+			require.True(t, slices.Equal(before[i], want), "width %d, query %s: %v, want %v", bits, q.ID, before[i], want)
 			found += len(want)
 		}
 		e.Close()
-		if found < 100 {
-			t.Fatalf("only %d matches: the corpus does not exercise lookup", found)
-		}
+		require.GreaterOrEqual(t, found, 100, "only %d matches: the corpus does not exercise lookup", found)
 		m, err = index.Compact(context.Background(), dir, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(m.Segments) != 1 || m.Generation != 4 {
-			t.Fatalf("after compaction: %d segments, generation %d", len(m.Segments), m.Generation)
-		}
+		require.NoError(t, err)
+		require.True(t, len(m.Segments) == 1 && m.Generation == 4, "after compaction: %d segments, generation %d", len(m.Segments), m.Generation)
 		e, err = Open(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if after := answers(t, e, queries); !slices.EqualFunc(after, before, slices.Equal) {
-			t.Fatalf("width %d: answers differ after compaction", bits)
-		}
+		require.NoError(t, err)
+		require.True(t, slices.EqualFunc(answers(t, e, queries), before, slices.Equal), "width %d: answers differ after compaction", bits)
 		e.Close()
 	}
 }
@@ -147,17 +129,12 @@ func TestSegmentsStayFewAsBatchesAccumulate(t *testing.T) {
 		batch := corpus(rng, fmt.Sprintf("b%02d-", i), 10, nil)
 		all = append(all, batch...)
 		var err error
-		if m, err = AddDocs(context.Background(), dir, m, batch); err != nil {
-			t.Fatal(err)
-		}
-		if len(m.Segments) > 4 {
-			t.Fatalf("after %d batches: %d segments", i+1, len(m.Segments))
-		}
+		m, err = AddDocs(context.Background(), dir, m, batch)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(m.Segments), 4, "after %d batches: %d segments", i+1, len(m.Segments))
 	}
 	s, err := index.OpenSegments(context.Background(), dir, testParams)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer s.Close()
 	var ids []string
 	s.EachDoc(func(id string, _ []uint64) error { ids = append(ids, id); return nil })
@@ -165,14 +142,10 @@ func TestSegmentsStayFewAsBatchesAccumulate(t *testing.T) {
 	for i, d := range all {
 		want[i] = d.ID
 	}
-	if !slices.Equal(ids, want) {
-		t.Fatalf("documents after merges: %d, want %d in order", len(ids), len(want))
-	}
+	require.True(t, slices.Equal(ids, want), "documents after merges: %d, want %d in order", len(ids), len(want))
 	// Old generations' files are collected.
 	left, _ := filepath.Glob(filepath.Join(dir, "gen-*", "*"))
-	if len(left) > 2*len(m.Segments)+2 {
-		t.Fatalf("%d files left for %d segments", len(left), len(m.Segments))
-	}
+	require.LessOrEqual(t, len(left), 2*len(m.Segments)+2, "%d files left for %d segments", len(left), len(m.Segments))
 }
 
 // TestBatchFindsWhatNearFinds: looked up as batches (index.Batch, which joins sorted
@@ -188,13 +161,9 @@ func TestBatchFindsWhatNearFinds(t *testing.T) {
 		queries := corpus(rng, "q", 300, append(append(a, b...), c...))
 		queries = append(queries, queries[:40]...)
 		dir := t.TempDir()
-		if m := build(t, dir, bits, a, b, c); len(m.Segments) != 3 {
-			t.Fatalf("%d segments, want 3", len(m.Segments))
-		}
+		require.Len(t, build(t, dir, bits, a, b, c).Segments, 3, "segments")
 		e, err := Open(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var sc index.Scratch
 		sig := e.NewSig()
 		want := make([][]index.Match, len(queries))
@@ -203,38 +172,26 @@ func TestBatchFindsWhatNearFinds(t *testing.T) {
 		found := 0
 		for i, q := range queries {
 			hashes[i], keys[i] = e.Features(q.Text, sig, nil)
-			if err := e.Index.Near(hashes[i], keys[i], &sc, func(m index.Match) { want[i] = append(want[i], m) }); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Index.Near(hashes[i], keys[i], &sc, func(m index.Match) { want[i] = append(want[i], m) }))
 			found += len(want[i])
 		}
-		if found < 100 {
-			t.Fatalf("only %d matches: the corpus does not exercise lookup", found)
-		}
+		require.GreaterOrEqual(t, found, 100, "only %d matches: the corpus does not exercise lookup", found)
 		got := make([][]index.Match, len(queries))
 		batch := e.Index.NewBatch()
 		for _, part := range [][2]int{{0, 1}, {1, 200}, {200, len(queries)}} { // the batch is reused
 			for i := part[0]; i < part[1]; i++ {
-				if err := batch.Add(e.Index.Prepare(hashes[i]), keys[i]); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, batch.Add(e.Index.Prepare(hashes[i]), keys[i]))
 			}
 			last := -1
 			err := batch.Run(func(q int, m index.Match) {
-				if q < last {
-					t.Fatalf("document %d after %d", q, last)
-				}
+				require.GreaterOrEqual(t, q, last, "document %d after %d", q, last)
 				last = q
 				got[part[0]+q] = append(got[part[0]+q], m)
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 		}
 		for i := range queries {
-			if !slices.Equal(got[i], want[i]) {
-				t.Fatalf("width %d, query %s: %v, want %v", bits, queries[i].ID, got[i], want[i])
-			}
+			require.True(t, slices.Equal(got[i], want[i]), "width %d, query %s: %v, want %v", bits, queries[i].ID, got[i], want[i])
 		}
 		e.Close()
 	}

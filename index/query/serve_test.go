@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // serve runs s's real http.Server on a loopback port until the test ends, and returns
@@ -20,9 +22,7 @@ import (
 func serve(t *testing.T, s *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := s.HTTPServer()
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -69,9 +69,7 @@ func TestSlowBodiesBounded(t *testing.T) {
 	dir := t.TempDir()
 	build(t, dir, 32, corpus(rand.New(rand.NewPCG(1, 1)), "a", 20, nil))
 	s, err := NewServer(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s.BodyTimeout, s.MaxInflight = time.Second, 1<<20
 	addr := serve(t, s)
 	stop := time.Now().Add(15 * time.Second)
@@ -94,26 +92,16 @@ func TestSlowBodiesBounded(t *testing.T) {
 	for _, st := range statuses {
 		count[st]++
 	}
-	if count["HTTP/1.1 408 Request Timeout"]+count["HTTP/1.1 503 Service Unavailable"] != len(statuses) ||
-		count["HTTP/1.1 503 Service Unavailable"] == 0 || count["HTTP/1.1 408 Request Timeout"] == 0 {
-		t.Fatalf("answers to slow bodies: %v", count)
-	}
-	if took > 10*time.Second {
-		t.Fatalf("slow bodies held their connections %s with a body timeout of 1s", took)
-	}
-	if n := s.inflight.Load(); n != 0 {
-		t.Fatalf("%d bytes of bodies counted in flight after every request ended", n)
-	}
+	require.True(t, count["HTTP/1.1 408 Request Timeout"]+count["HTTP/1.1 503 Service Unavailable"] == len(statuses) &&
+		count["HTTP/1.1 503 Service Unavailable"] != 0 && count["HTTP/1.1 408 Request Timeout"] != 0, "answers to slow bodies: %v", count)
+	require.LessOrEqual(t, took, 10*time.Second, "slow bodies held their connections with a body timeout of 1s")
+	require.Zero(t, s.inflight.Load(), "bytes of bodies counted in flight after every request ended")
 	// The server still answers.
 	resp, err := http.Post("http://"+addr+"/query", "application/x-ndjson", strings.NewReader(`{"id":"q","text":"one two three four five six"}`+"\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.HasPrefix(string(b), `{"id":"q","near":[`) {
-		t.Fatalf("after slow bodies: %d %s", resp.StatusCode, b)
-	}
+	require.True(t, resp.StatusCode == 200 && strings.HasPrefix(string(b), `{"id":"q","near":[`), "after slow bodies: %d %s", resp.StatusCode, b)
 }
 
 // get returns a request's status and body.
@@ -121,9 +109,7 @@ func get(t *testing.T, method, url, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
@@ -141,16 +127,13 @@ func TestServeNoticesRemovedIndex(t *testing.T) {
 	build(t, dir, 32, a)
 	wantA := expected(t, dir, qs)
 	s, err := NewServer(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addr := serve(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx, 20*time.Millisecond)
-	if code, got := get(t, "POST", "http://"+addr+"/query", body(qs)); code != 200 || got != wantA {
-		t.Fatalf("before: %d %s", code, got)
-	}
+	code, got := get(t, "POST", "http://"+addr+"/query", body(qs))
+	require.True(t, code == 200 && got == wantA, "before: %d %s", code, got)
 	// until polls healthz until its status is code, for at most 5 s.
 	until := func(code int) string {
 		t.Helper()
@@ -159,32 +142,21 @@ func TestServeNoticesRemovedIndex(t *testing.T) {
 			if c == code {
 				return got
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("healthz still %d %s, want %d", c, got, code)
-			}
+			require.False(t, time.Now().After(deadline), "healthz still %d %s, want %d", c, got, code)
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(dir))
 	why := until(503)
-	if !strings.Contains(why, "generation 1 of "+dir+" is no longer the index's") || !strings.Contains(why, "no manifest.json") {
-		t.Fatalf("healthz when the index is gone: %s", why)
-	}
-	if code, got := get(t, "POST", "http://"+addr+"/query", body(qs)); code != 503 || got != why {
-		t.Fatalf("query when the index is gone: %d %s", code, got)
-	}
+	require.True(t, strings.Contains(why, "generation 1 of "+dir+" is no longer the index's") && strings.Contains(why, "no manifest.json"),
+		"healthz when the index is gone: %s", why)
+	code, got = get(t, "POST", "http://"+addr+"/query", body(qs))
+	require.True(t, code == 503 && got == why, "query when the index is gone: %d %s", code, got)
 	// Another index, also at generation 1, in the same place.
 	build(t, dir, 32, b)
 	wantB := expected(t, dir, qs)
-	if wantB == wantA {
-		t.Fatal("the two indexes answer alike: the test shows nothing")
-	}
-	if got := until(200); got != "ok generation 1 documents 100\n" {
-		t.Fatalf("healthz: %s", got)
-	}
-	if code, got := get(t, "POST", "http://"+addr+"/query", body(qs)); code != 200 || got != wantB {
-		t.Fatalf("after the index was rebuilt: %d %s\nwant %s", code, got, wantB)
-	}
+	require.NotEqual(t, wantA, wantB, "the two indexes answer alike: the test shows nothing")
+	require.Equal(t, "ok generation 1 documents 100\n", until(200), "healthz")
+	code, got = get(t, "POST", "http://"+addr+"/query", body(qs))
+	require.True(t, code == 200 && got == wantB, "after the index was rebuilt: %d %s\nwant %s", code, got, wantB)
 }

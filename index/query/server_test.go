@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func body(docs []Doc) string {
@@ -30,16 +32,12 @@ func body(docs []Doc) string {
 func expected(t *testing.T, dir string, docs []Doc) string {
 	t.Helper()
 	e, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer e.Close()
 	var out []byte
 	for _, d := range docs {
 		ms, err := e.Near(d.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = AppendResult(out, d, ms, nil)
 	}
 	return string(out)
@@ -59,13 +57,9 @@ func TestGenerationSwapUnderLoad(t *testing.T) {
 	want := map[string]string{"1": expected(t, dir, qs)}
 	build(t, ref, 32, a, b) // the answers of generations 2 and 3
 	want["2"] = expected(t, ref, qs)
-	if want["1"] == want["2"] {
-		t.Fatal("the second batch changes no answer: the test would not see a mixed one")
-	}
+	require.NotEqual(t, want["1"], want["2"], "the second batch changes no answer: the test would not see a mixed one")
 	s, err := NewServer(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 
@@ -80,8 +74,7 @@ func TestGenerationSwapUnderLoad(t *testing.T) {
 			defer wg.Done()
 			for !stop.Load() {
 				resp, err := http.Post(srv.URL+"/query", "application/x-ndjson", strings.NewReader(body(qs)))
-				if err != nil {
-					t.Error(err)
+				if !assert.NoError(t, err) {
 					failures.Add(1)
 					return
 				}
@@ -94,9 +87,9 @@ func TestGenerationSwapUnderLoad(t *testing.T) {
 				if gen == "3" {
 					w = want["2"] // compaction changes no answer
 				}
-				if resp.StatusCode != 200 || string(got) != w {
+				if !assert.True(t, resp.StatusCode == 200 && string(got) == w,
+					"generation %q: status %d, answer equal to its generation's: %v", gen, resp.StatusCode, string(got) == w) {
 					failures.Add(1)
-					t.Errorf("generation %q: status %d, answer equal to its generation's: %v", gen, resp.StatusCode, string(got) == w)
 					return
 				}
 			}
@@ -108,39 +101,30 @@ func TestGenerationSwapUnderLoad(t *testing.T) {
 	}
 	wait(20)
 	m2, err := AddDocs(context.Background(), dir, m1, b)
-	if err != nil || len(m2.Segments) != 2 {
-		t.Fatalf("%v, %d segments", err, len(m2.Segments))
-	}
-	if ok, err := s.Reload(context.Background()); !ok || err != nil {
-		t.Fatalf("reload: %v %v", ok, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, m2.Segments, 2, "segments")
+	ok, err := s.Reload(context.Background())
+	require.True(t, ok && err == nil, "reload: %v %v", ok, err)
 	wait(20)
-	if _, err := index.Compact(context.Background(), dir, m2); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := s.Reload(context.Background()); !ok || err != nil {
-		t.Fatalf("reload: %v %v", ok, err)
-	}
+	_, err = index.Compact(context.Background(), dir, m2)
+	require.NoError(t, err)
+	ok, err = s.Reload(context.Background())
+	require.True(t, ok && err == nil, "reload: %v %v", ok, err)
 	wait(20)
 	stop.Store(true)
 	wg.Wait()
 	for _, g := range []string{"1", "2", "3"} {
-		if _, ok := seen.Load(g); !ok {
-			t.Errorf("no request answered from generation %s", g)
-		}
+		_, ok := seen.Load(g)
+		assert.True(t, ok, "no request answered from generation %s", g)
 	}
-	if s.Generation() != 3 {
-		t.Fatalf("serving generation %d", s.Generation())
-	}
+	require.Equal(t, 3, s.Generation(), "serving generation")
 }
 
 func TestBadRequests(t *testing.T) {
 	dir := t.TempDir()
 	build(t, dir, 32, corpus(rand.New(rand.NewPCG(1, 1)), "a", 20, nil))
 	s, err := NewServer(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s.MaxBody, s.MaxDocs = 1000, 3
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
@@ -158,23 +142,16 @@ func TestBadRequests(t *testing.T) {
 	} {
 		req, _ := http.NewRequest(c.method, srv.URL+"/query", strings.NewReader(c.body))
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != c.code || !bytes.Contains(got, []byte(c.msg)) {
-			t.Errorf("%s %.30q: %d %s, want %d with %q", c.method, c.body, resp.StatusCode, got, c.code, c.msg)
-		}
+		assert.True(t, resp.StatusCode == c.code && bytes.Contains(got, []byte(c.msg)),
+			"%s %.30q: %d %s, want %d with %q", c.method, c.body, resp.StatusCode, got, c.code, c.msg)
 	}
 	resp, err := http.Get(srv.URL + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || string(got) != "ok generation 1 documents 20\n" {
-		t.Fatalf("healthz: %d %q", resp.StatusCode, got)
-	}
+	require.True(t, resp.StatusCode == 200 && string(got) == "ok generation 1 documents 20\n", "healthz: %d %q", resp.StatusCode, got)
 }
 
 // TestDamagedSegmentNamed: a damaged segment fails the query naming the file, and a
@@ -191,9 +168,7 @@ func TestDamagedSegmentNamed(t *testing.T) {
 	}
 	os.WriteFile(path, b, 0o644)
 	e, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var qerr error
 	for _, d := range docs[:20] {
 		if _, qerr = e.Near(d.Text); qerr != nil {
@@ -201,19 +176,14 @@ func TestDamagedSegmentNamed(t *testing.T) {
 		}
 	}
 	e.Close()
-	if qerr == nil || !strings.Contains(qerr.Error(), "segment file "+path+" is damaged: document ") {
-		t.Fatalf("err = %v", qerr)
-	}
+	require.ErrorContains(t, qerr, "segment file "+path+" is damaged: document ")
 	os.WriteFile(path, orig[:len(orig)-1], 0o644)
 	_, err = Open(context.Background(), dir)
-	if err == nil || !strings.Contains(err.Error(), "segment file "+path+" is damaged") {
-		t.Fatalf("truncated: %v", err)
-	}
+	require.ErrorContains(t, err, "segment file "+path+" is damaged", "truncated")
 	var info bytes.Buffer
 	mm, _ := index.ReadManifest(context.Background(), dir)
 	verr := mm.Verify(context.Background(), dir)
 	mm.WriteInfo(&info, dir, verr)
-	if verr == nil || !strings.Contains(info.String(), "segment file "+m.Segments[0].Path+" is damaged") {
-		t.Fatalf("info: %s", info.String())
-	}
+	require.Error(t, verr)
+	require.Contains(t, info.String(), "segment file "+m.Segments[0].Path+" is damaged", "info")
 }

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestEFRoundTrip(t *testing.T) {
@@ -33,13 +36,12 @@ func TestEFRoundTrip(t *testing.T) {
 			}
 			slices.Sort(vs)
 			b := appendEF(nil, vs, w)
-			if n > 0 && len(b) > (n*(lowBits(n, w)+3)+7)/8 {
-				t.Errorf("w %d n %d: %d bytes, over n(l+3) bits", w, n, len(b))
+			if n > 0 {
+				assert.LessOrEqual(t, len(b), (n*(lowBits(n, w)+3)+7)/8, "w %d n %d: over n(l+3) bits", w, n)
 			}
 			got, err := decodeEF(nil, b, n, w)
-			if err != nil || !slices.Equal(got, vs) {
-				t.Fatalf("w %d n %d: %v, equal %v", w, n, err, slices.Equal(got, vs))
-			}
+			require.NoError(t, err, "w %d n %d", w, n)
+			require.True(t, slices.Equal(got, vs), "w %d n %d: decoded other values", w, n)
 		}
 	}
 }
@@ -75,28 +77,18 @@ func write(t *testing.T, path string, docs []doc, width, bands int) {
 	t.Helper()
 	var buf bytes.Buffer
 	b, err := NewBuilder(&buf, width, bands)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, d := range docs {
-		if err := b.Add(d.id, d.hashes, d.keys); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, b.Add(d.id, d.hashes, d.keys))
 	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Close())
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 }
 
 func open(t *testing.T, path string) *Reader {
 	t.Helper()
 	r, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	return r
 }
@@ -104,17 +96,12 @@ func open(t *testing.T, path string) *Reader {
 // check compares every document and every lookup of r with docs, by brute force.
 func check(t *testing.T, r *Reader, docs []doc, width int) {
 	t.Helper()
-	if r.Docs() != len(docs) {
-		t.Fatalf("%d documents, want %d", r.Docs(), len(docs))
-	}
+	require.Equal(t, len(docs), r.Docs(), "documents")
 	for i, d := range docs {
 		id, set, err := r.Doc(uint32(i), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := Truncate(slices.Clone(d.hashes), width); id != d.id || !slices.Equal(set, want) {
-			t.Fatalf("document %d: %q %v, want %q %v", i, id, set, d.id, want)
-		}
+		require.NoError(t, err)
+		want := Truncate(slices.Clone(d.hashes), width)
+		require.True(t, id == d.id && slices.Equal(set, want), "document %d: %q %v, want %q %v", i, id, set, d.id, want)
 	}
 	for band := range r.Bands() {
 		want := map[uint64][]uint32{}
@@ -123,20 +110,14 @@ func check(t *testing.T, r *Reader, docs []doc, width int) {
 		}
 		for key, ords := range want {
 			var got []uint32
-			if err := r.Lookup(band, key, func(o uint32) { got = append(got, o) }); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, ords) {
-				t.Fatalf("band %d key %x: %v, want %v", band, key, got, ords)
-			}
+			require.NoError(t, r.Lookup(band, key, func(o uint32) { got = append(got, o) }))
+			require.True(t, slices.Equal(got, ords), "band %d key %x: %v, want %v", band, key, got, ords)
 		}
 		for _, miss := range []uint64{0, 1, ^uint64(0), 12345} {
 			if _, ok := want[miss]; ok {
 				continue
 			}
-			if err := r.Lookup(band, miss, func(o uint32) { t.Fatalf("band %d key %x: found %d", band, miss, o) }); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.Lookup(band, miss, func(o uint32) { require.Fail(t, "a key not added is found", "band %d key %x: found %d", band, miss, o) }))
 		}
 	}
 }
@@ -164,15 +145,11 @@ func TestMergeEqualsOneBuild(t *testing.T) {
 		rs = append(rs, open(t, path))
 	}
 	var merged bytes.Buffer
-	if err := Merge(&merged, rs); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Merge(&merged, rs))
 	one := filepath.Join(dir, "one")
 	write(t, one, docs, 32, 3)
 	b, _ := os.ReadFile(one)
-	if !bytes.Equal(b, merged.Bytes()) {
-		t.Fatal("merged segment differs from the segment built in one go")
-	}
+	require.True(t, bytes.Equal(b, merged.Bytes()), "merged segment differs from the segment built in one go")
 	check(t, open(t, one), docs, 32)
 }
 
@@ -192,16 +169,12 @@ func TestDamageNamed(t *testing.T) {
 		for _, read := range []func(string, []doc, bool) error{readEverything, joinEverything} {
 			err := read(path, docs, off%2 == 0)
 			var de *DamagedError
-			if !errors.As(err, &de) || de.Path != path {
-				t.Fatalf("byte %d of %d flipped: err = %v", off, len(b), err)
-			}
+			require.True(t, errors.As(err, &de) && de.Path == path, "byte %d of %d flipped: err = %v", off, len(b), err)
 		}
 	}
 	os.WriteFile(path, orig[:len(orig)-10], 0o644)
 	err := readEverything(path, docs, true)
-	if err == nil || err.Error() != "segment file "+path+" is damaged: no footer at its end (truncated or partially written); rebuild the index or restore the file" {
-		t.Fatalf("truncated: %v", err)
-	}
+	require.EqualError(t, err, "segment file "+path+" is damaged: no footer at its end (truncated or partially written); rebuild the index or restore the file", "truncated")
 }
 
 func readEverything(path string, docs []doc, mapped bool) error {
@@ -262,17 +235,11 @@ func TestJoinIsLookup(t *testing.T) {
 				slices.Sort(keys)
 				got := make([][]uint32, len(keys))
 				err := r.Join(band, len(keys), func(i int) uint64 { return keys[i] }, &sc, func(i int, o uint32) { got[i] = append(got[i], o) })
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				for i, key := range keys {
 					var want []uint32
-					if err := r.Lookup(band, key, func(o uint32) { want = append(want, o) }); err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got[i], want) {
-						t.Fatalf("gap %d, read %d, band %d, key %x: %v, want %v", lim.gap, lim.read, band, key, got[i], want)
-					}
+					require.NoError(t, r.Lookup(band, key, func(o uint32) { want = append(want, o) }))
+					require.True(t, slices.Equal(got[i], want), "gap %d, read %d, band %d, key %x: %v, want %v", lim.gap, lim.read, band, key, got[i], want)
 				}
 			}
 			var ords []uint32
@@ -284,15 +251,12 @@ func TestJoinIsLookup(t *testing.T) {
 			n := 0
 			err := r.ReadDocs(ords, &sc, func(i int, id string, set []uint64) error {
 				wid, wset, err := r.Doc(ords[i], nil)
-				if err != nil || i != n || id != wid || !slices.Equal(set, wset) {
-					t.Fatalf("document %d (%d-th): %q %v, want %q %v (%v)", ords[i], i, id, set, wid, wset, err)
-				}
+				require.True(t, err == nil && i == n && id == wid && slices.Equal(set, wset), "document %d (%d-th): %q %v, want %q %v (%v)", ords[i], i, id, set, wid, wset, err)
 				n++
 				return nil
 			})
-			if err != nil || n != len(ords) {
-				t.Fatalf("read %d of %d documents: %v", n, len(ords), err)
-			}
+			require.NoError(t, err, "read %d of %d documents", n, len(ords))
+			require.Equal(t, len(ords), n, "documents read")
 		}
 	}
 }

@@ -54,7 +54,7 @@ var (
 func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("buckets.Candidates")
 	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment},
-		elem.Gather(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
+		beam.CombinePerKey(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
 }
 
 // bucketFn turns each LSH bucket of a band partition into candidate edges. Of several
@@ -183,7 +183,7 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.
 		}
 		members = members[:0]
 		for _, e := range bucket {
-			// A copy: the decoded id shares its batch's memory (decodeBands), which the
+			// A copy: the decoded id shares its batch's memory (elem.Bands), which the
 			// edges would otherwise keep alive downstream, batch and all.
 			members = append(members, strings.Clone(e.ID))
 		}
@@ -229,7 +229,7 @@ func bandEntries(batch elem.BandBatch) ([]elem.BandEntry, error) {
 	err := elem.EachSpilled(batch.Spilled, func(rec []byte) error {
 		n := len(entries)
 		var err error
-		entries, err = elem.AppendRun(entries, rec, elem.GetBand)
+		entries, err = elem.Bands.AppendRun(entries, rec)
 		entries = compactGathered(entries, n)
 		return err
 	})

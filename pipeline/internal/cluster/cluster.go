@@ -105,8 +105,8 @@ func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, cou
 	if o.CC == Distributed {
 		return clusterDistributed(s, edges, o)
 	}
-	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather(s, elem.AppendEdges, edges))
-	return elem.Gather(s, elem.AppendFates, fates), lines, counts
+	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather[elem.Edge](s, edges))
+	return elem.Gather[elem.Fate](s, fates), lines, counts
 }
 
 // clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
@@ -271,10 +271,10 @@ func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates,
 	labels, unconverged := connectedcomponents.LabelPartitioned(s, beam.ParDo(s, edgePairs, edges),
 		connectedcomponents.Options{Rounds: o.Rounds}, o.Partitions)
 	beam.ParDo0(s, &checkConvergedFn{Rounds: o.Rounds}, unconverged)
-	byNode := elem.Gather(s, elem.AppendEdges, beam.ParDo(s, &edgesByNodeFn{Partitions: o.Partitions}, edges))
-	byLabel := elem.Gather(s, elem.AppendEdges, beam.ParDo(s, &labelMembersFn{Partitions: o.Partitions}, beam.CoGroupByKey(s, labels, byNode)))
+	byNode := elem.Gather[elem.Edge](s, beam.ParDo(s, &edgesByNodeFn{Partitions: o.Partitions}, edges))
+	byLabel := elem.Gather[elem.Edge](s, beam.ParDo(s, &labelMembersFn{Partitions: o.Partitions}, beam.CoGroupByKey(s, labels, byNode)))
 	fates, lines, counts = beam.ParDo3(s, &clusterPartFn{Partitions: o.Partitions, Keep: o.Keep}, byLabel)
-	return elem.Gather(s, elem.AppendFates, fates), lines, counts
+	return elem.Gather[elem.Fate](s, fates), lines, counts
 }
 
 func edgePairs(k int, b elem.EdgeBatch) (int, connectedcomponents.Pairs) {

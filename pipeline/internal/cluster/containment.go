@@ -27,7 +27,7 @@ func init() {
 func Containment(s beam.Scope, duplicates, verified beam.PCollection, partitions int) (fates, lines, counts beam.PCollection) {
 	s = s.Scope("cluster.Containment")
 	fates, lines, counts = beam.ParDo3(s, &containmentFn{Partitions: partitions}, beam.CoGroupByKey(s, duplicates, verified))
-	return elem.Gather(s, elem.AppendFates, fates), lines, counts
+	return elem.Gather[elem.Fate](s, fates), lines, counts
 }
 
 type containmentFn struct {

@@ -32,17 +32,17 @@ func TestLocationsShareTheirFileNames(t *testing.T) {
 		{ID: "c", File: "/data/x.jsonl", Line: 1 << 40},
 		{ID: "", File: "", Line: 0},
 	}}
-	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs))
-	one := encodeLocs(LocBatch{Items: b.Items[:1]})
-	four := encodeLocs(LocBatch{Items: append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
+	assert.Equal(t, b, roundTrip(t, b, locCoder{}.Encode, locCoder{}.Decode))
+	one := locCoder{}.Encode(LocBatch{Items: b.Items[:1]})
+	four := locCoder{}.Encode(LocBatch{Items: append(b.Items[:1:1], b.Items[0], b.Items[0], b.Items[0])})
 	assert.Less(t, len(four)-len(one), 3*len("/data/x.jsonl"), "a repeated file name is written again")
 	b.Spilled = []string{"/tmp/a.spill:0+10", "/tmp/b.spill:3+4"}
-	assert.Equal(t, b, roundTrip(t, b, encodeLocs, decodeLocs), "spill references are kept")
+	assert.Equal(t, b, roundTrip(t, b, locCoder{}.Encode, locCoder{}.Decode), "spill references are kept")
 }
 
 func TestClusterLinesRoundTrip(t *testing.T) {
-	b := LineBatch{[]SortedLine{{Key: "c1", Line: `{"cluster":"c1","size":2}`}, {Key: "", Line: ""}, {Key: "é", Line: "x\ny"}}}
-	assert.Equal(t, b, roundTrip(t, b, encodeLines, decodeLines))
+	b := LineBatch{Items: []SortedLine{{Key: "c1", Line: `{"cluster":"c1","size":2}`}, {Key: "", Line: ""}, {Key: "é", Line: "x\ny"}}}
+	assert.Equal(t, b, roundTrip(t, b, lineCodec.Encode, lineCodec.Decode))
 }
 
 func TestNearBatchesRoundTrip(t *testing.T) {
@@ -57,41 +57,41 @@ func TestNearBatchesRoundTrip(t *testing.T) {
 func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 	bands := BandBatch{Items: []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
 		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}
-	assert.Equal(t, bands, roundTrip(t, bands, encodeBands, decodeBands))
+	assert.Equal(t, bands, roundTrip(t, bands, Bands.Encode, Bands.Decode))
 	halves := HalfBatch{Items: []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 5, 9}, Length: 12}},
 		Spilled: []string{"/tmp/s/c-3.spill"}}
-	assert.Equal(t, halves, roundTrip(t, halves, encodeHalves, decodeHalves))
+	assert.Equal(t, halves, roundTrip(t, halves, Halves.Encode, Halves.Decode))
 	filesOnly := HalfBatch{Spilled: []string{"/tmp/s/c-3.spill"}}
-	got := roundTrip(t, filesOnly, encodeHalves, decodeHalves)
+	got := roundTrip(t, filesOnly, Halves.Encode, Halves.Decode)
 	assert.Empty(t, got.Items)
 	assert.Equal(t, filesOnly.Spilled, got.Spilled)
 }
 
-// A spilled run of band entries (AppendBand) or of halves (AppendHalf), one item after
+// A spilled run of band entries or of halves (Codec.Append), one item after
 // the other with no count, decodes to the same items; a run cut inside an item is an
 // error. (A run cut between items cannot reach the decoder: the spill file frames every
 // record with its length.)
 func TestSpilledRunsDecode(t *testing.T) {
 	checkRun(t, []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Hash: 7, Check: 7, ID: "a longer id"}},
-		BandEntry{Key: 9, ID: "already there"}, AppendBand, GetBand)
+		BandEntry{Key: 9, ID: "already there"}, Bands)
 	checkRun(t, []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
 		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}},
-		Half{U: "x", V: "y", Node: "y", Hashes: []uint64{3}}, AppendHalf, GetHalf)
+		Half{U: "x", V: "y", Node: "y", Hashes: []uint64{3}}, Halves)
 }
 
-func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T) []byte, get func(*decoder) T) {
+func checkRun[T any](t *testing.T, items []T, first T, c Codec[T]) {
 	t.Helper()
 	var run []byte
 	var ends []int
 	for _, it := range items {
-		run = appendItem(run, it)
+		run = c.Append(run, it)
 		ends = append(ends, len(run))
 	}
-	got, err := AppendRun([]T{first}, run, get)
+	got, err := c.AppendRun([]T{first}, run)
 	require.NoError(t, err)
 	assert.Equal(t, append([]T{first}, items...), got)
 	for n := 1; n < len(run); n++ {
-		_, err := AppendRun(nil, run[:n], get)
+		_, err := c.AppendRun(nil, run[:n])
 		if slices.Contains(ends, n) {
 			assert.NoError(t, err, "cut after an item, at %d", n)
 		} else {
@@ -101,13 +101,13 @@ func checkRun[T any](t *testing.T, items []T, first T, appendItem func([]byte, T
 }
 
 // SkimHalves gives each half of a run with the place of its hashes in the run: read
-// from there, they are the hashes AppendHalf wrote; a run cut inside a half is an error.
+// from there, they are the hashes Halves.Append wrote; a run cut inside a half is an error.
 func TestSkimmedHalvesPointAtTheirHashes(t *testing.T) {
 	halves := []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
 		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}}
 	var run []byte
 	for _, h := range halves {
-		run = AppendHalf(run, h)
+		run = Halves.Append(run, h)
 	}
 	var got []Half
 	require.NoError(t, SkimHalves(run, func(h Half, off, n int) {

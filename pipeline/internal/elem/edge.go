@@ -1,13 +1,6 @@
 package elem
 
-import (
-	"reflect"
-	"strings"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/neardup/neardup/internal/wire"
-)
+import "strings"
 
 // Edge is a candidate or verified pair. Verified edges carry the pair's similarity
 // (exact Jaccard, or the estimate under --verify estimate|none) and both lengths, so
@@ -19,22 +12,11 @@ type Edge struct {
 }
 
 // EdgeBatch is a batch of edges.
-type EdgeBatch struct{ Items []Edge }
+type EdgeBatch = Batch[Edge]
 
-func init() {
-	beam.RegisterType(reflect.TypeOf(Edge{}))
-	register.Function2x1(AppendEdges)
-	wire.RegisterCoder(encodeEdges, decodeEdges)
-}
+var edgeCodec = Codec[Edge]{Put: putEdge, Get: getEdge, Size: func(Edge) int { return 64 }}
 
-func AppendEdges(a, b EdgeBatch) EdgeBatch { return EdgeBatch{append(a.Items, b.Items...)} }
-
-func encodeEdges(b EdgeBatch) []byte { return wire.EncodeAll(b.Items, 64*len(b.Items), putEdge) }
-
-func decodeEdges(b []byte) (EdgeBatch, error) {
-	items, err := wire.DecodeAll(b, getEdge)
-	return EdgeBatch{items}, err
-}
+func init() { RegisterBatch(edgeCodec) }
 
 func putEdge(e *encoder, ed Edge) {
 	e.Str(ed.U)

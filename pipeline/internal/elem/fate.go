@@ -4,8 +4,6 @@ import (
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/neardup/neardup/internal/wire"
 )
 
 // Fate is what the keep policy decided for a clustered document.
@@ -18,7 +16,7 @@ type Fate struct {
 }
 
 // FateBatch is a batch of fates, gathered by id partition.
-type FateBatch struct{ Items []Fate }
+type FateBatch = Batch[Fate]
 
 // Member is a clustered document as the keep policy sees it.
 type Member struct {
@@ -27,28 +25,21 @@ type Member struct {
 	Sim    float64
 }
 
-func init() {
-	beam.RegisterType(reflect.TypeOf(Fate{}))
-	beam.RegisterType(reflect.TypeOf(Member{}))
-	register.Function2x1(AppendFates)
-	wire.RegisterCoder(encodeFates, decodeFates)
-}
-
-func AppendFates(a, b FateBatch) FateBatch { return FateBatch{append(a.Items, b.Items...)} }
-
-func encodeFates(b FateBatch) []byte {
-	return wire.EncodeAll(b.Items, 48*len(b.Items), func(e *encoder, f Fate) {
+var fateCodec = Codec[Fate]{
+	Put: func(e *encoder, f Fate) {
 		e.Str(f.ID)
 		e.Str(f.Cluster)
 		e.Bool(f.Removed)
 		e.F64(f.Sim)
 		e.Varint(f.Size)
-	})
+	},
+	Get: func(d *decoder) Fate {
+		return Fate{ID: d.Str(), Cluster: d.Str(), Removed: d.Bool(), Sim: d.F64(), Size: d.Varint()}
+	},
+	Size: func(Fate) int { return 48 },
 }
 
-func decodeFates(b []byte) (FateBatch, error) {
-	items, err := wire.DecodeAll(b, func(d *decoder) Fate {
-		return Fate{ID: d.Str(), Cluster: d.Str(), Removed: d.Bool(), Sim: d.F64(), Size: d.Varint()}
-	})
-	return FateBatch{items}, err
+func init() {
+	beam.RegisterType(reflect.TypeOf(Member{}))
+	RegisterBatch(fateCodec)
 }

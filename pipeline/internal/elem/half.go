@@ -1,13 +1,5 @@
 package elem
 
-import (
-	"reflect"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/neardup/neardup/internal/wire"
-)
-
 // Half is one end of a candidate pair (U, V): the shingle set of Node, which is U or V,
 // on its way to the pair's partition. A large bucket's member is a Half too
 // (BucketMember).
@@ -19,49 +11,30 @@ type Half struct {
 }
 
 // HalfBatch holds halves, or (Spilled) references to local files that hold them, each
-// record a run of halves (AppendHalf, AppendRun).
-type HalfBatch struct {
-	Items   []Half
-	Spilled []string
+// record a run of halves (Codec.Append).
+type HalfBatch = Batch[Half]
+
+// Halves codes halves, for the runner and for spilled runs alike. A decoded half's
+// strings are copies of their own: sharing the batch's allocation (Codec.Whole) would
+// copy the hashes, most of its bytes, a second time.
+var Halves = Codec[Half]{
+	Put: func(e *encoder, h Half) {
+		e.Str(h.U)
+		e.Str(h.V)
+		e.Str(h.Node)
+		e.Hashes(h.Hashes)
+		e.Varint(h.Length)
+	},
+	Get: func(d *decoder) Half {
+		return Half{U: d.Str(), V: d.Str(), Node: d.Str(), Hashes: d.Hashes(), Length: d.Varint()}
+	},
+	Size:   func(h Half) int { return len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24 },
+	Spills: true,
 }
 
-func init() {
-	beam.RegisterType(reflect.TypeOf(Half{}))
-	register.Function2x1(AppendHalves)
-	wire.RegisterCoder(encodeHalves, decodeHalves)
-}
+func init() { RegisterBatch(Halves) }
 
-func AppendHalves(a, b HalfBatch) HalfBatch {
-	return HalfBatch{Items: append(a.Items, b.Items...), Spilled: append(a.Spilled, b.Spilled...)}
-}
-
-func encodeHalves(b HalfBatch) []byte {
-	size := 8
-	for _, h := range b.Items {
-		size += len(h.U) + len(h.V) + len(h.Node) + 8*len(h.Hashes) + 24
-	}
-	return EncodeSpillable(b.Items, b.Spilled, size, putHalf)
-}
-
-func decodeHalves(b []byte) (HalfBatch, error) {
-	items, refs, err := DecodeSpillable(b, GetHalf)
-	return HalfBatch{items, refs}, err
-}
-
-// putHalf and GetHalf code one half, for the runner's coder and for spilled runs alike.
-func putHalf(e *encoder, h Half) {
-	e.Str(h.U)
-	e.Str(h.V)
-	e.Str(h.Node)
-	e.Hashes(h.Hashes)
-	e.Varint(h.Length)
-}
-
-func GetHalf(d *decoder) Half {
-	return Half{U: d.Str(), V: d.Str(), Node: d.Str(), Hashes: d.Hashes(), Length: d.Varint()}
-}
-
-// SkimHalves calls fn with each half of a spilled run (AppendHalf) but its hashes, which
+// SkimHalves calls fn with each half of a spilled run (Halves.Append) but its hashes, which
 // stay in rec: n of them, little-endian words from byte off. The half's strings are
 // copies, so nothing fn keeps holds rec.
 func SkimHalves(rec []byte, fn func(h Half, off, n int)) error {
@@ -81,13 +54,6 @@ func SkimHalves(rec []byte, fn func(h Half, off, n int)) error {
 		}
 	}
 	return d.Err
-}
-
-// AppendHalf appends one half to a spilled run of them (rereadFn).
-func AppendHalf(b []byte, h Half) []byte {
-	e := encoder{B: b}
-	putHalf(&e, h)
-	return e.B
 }
 
 // BucketMember asks for member id's shingle set on behalf of the large buckets whose

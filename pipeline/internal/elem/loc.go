@@ -2,11 +2,8 @@ package elem
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/neardup/neardup/internal/wire"
 )
 
@@ -21,20 +18,7 @@ type IDLoc struct {
 // to local files that hold them (internal/spill), each record an encoded batch: every
 // document has a location, so through the runner they are held in its memory with the
 // corpus (LocItems reads both).
-type LocBatch struct {
-	Items   []IDLoc
-	Spilled []string
-}
-
-func init() {
-	beam.RegisterType(reflect.TypeOf(IDLoc{}))
-	register.Function2x1(AppendLocs)
-	wire.RegisterCoder(encodeLocs, decodeLocs)
-}
-
-func AppendLocs(a, b LocBatch) LocBatch {
-	return LocBatch{append(a.Items, b.Items...), append(a.Spilled, b.Spilled...)}
-}
+type LocBatch = Batch[IDLoc]
 
 // LocItems returns b's locations, those in its spill files after its items; with spill
 // files, in a slice of its own.
@@ -43,17 +27,22 @@ func LocItems(b LocBatch) ([]IDLoc, error) {
 		return b.Items, nil
 	}
 	items := slices.Clone(b.Items)
-	err := Unspill(b.Spilled, decodeLocs, func(s LocBatch) { items = append(items, s.Items...) })
+	err := Unspill(b.Spilled, locCoder{}.Decode, func(s LocBatch) { items = append(items, s.Items...) })
 	return items, err
 }
 
 // SpillLocs is the encoding of a batch of locations in a spill file (LocItems).
-func SpillLocs(items []IDLoc) []byte { return encodeLocs(LocBatch{Items: items}) }
+func SpillLocs(items []IDLoc) []byte { return locCoder{}.Encode(LocBatch{Items: items}) }
 
-// encodeLocs writes each file name once per batch, then the locations with their
-// file's number in that table: a batch's locations come from a few files, and a path is
-// most of a location's bytes (and of what Prism holds for the locations in memory).
-func encodeLocs(b LocBatch) []byte {
+// locCoder writes each file name once per batch, then the locations with their file's
+// number in that table, then the spill references: a batch's locations come from a few
+// files, and a path is most of a location's bytes (and of what Prism holds for the
+// locations in memory).
+type locCoder struct{}
+
+func init() { RegisterBatch[IDLoc](locCoder{}) }
+
+func (locCoder) Encode(b LocBatch) []byte {
 	num := map[string]uint64{}
 	var files []string
 	for _, l := range b.Items {
@@ -80,7 +69,7 @@ func encodeLocs(b LocBatch) []byte {
 	return e.B
 }
 
-func decodeLocs(b []byte) (LocBatch, error) {
+func (locCoder) Decode(b []byte) (LocBatch, error) {
 	d := decoder{B: b}
 	var files []string
 	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
@@ -100,5 +89,5 @@ func decodeLocs(b []byte) (LocBatch, error) {
 	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
 		refs = append(refs, d.Str())
 	}
-	return LocBatch{items, refs}, d.End()
+	return LocBatch{Items: items, Spilled: refs}, d.End()
 }

@@ -30,7 +30,7 @@ func encodeNear(n NearBatch) []byte {
 		}
 	}
 	for _, edges := range [][]Edge{n.Lowest, n.Highest} {
-		e.B = append(e.B, encodeEdges(EdgeBatch{edges})...)
+		e.B = append(e.B, edgeCodec.Encode(EdgeBatch{Items: edges})...)
 	}
 	return e.B
 }

@@ -80,7 +80,7 @@ func NewFeaturize(o Options) *FeaturizeFn {
 // an empty PCollection<KV<int, elem.BandBatch>> to wait for (see checkUniqueIDs).
 func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.PCollection) {
 	s = s.Scope("features.CheckUniqueIDs")
-	return beam.ParDo2(s, checkUniqueIDs, elem.Gather(s, elem.AppendLocs, locs))
+	return beam.ParDo2(s, checkUniqueIDs, elem.Gather[elem.IDLoc](s, locs))
 }
 
 // Collapse gathers the set fingerprints, PCollection<KV<int, elem.SetBatch>>, by set
@@ -89,7 +89,7 @@ func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.
 // (exact_duplicates).
 func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollection) {
 	s = s.Scope("features.Collapse")
-	return beam.ParDo2(s, &collapseFn{}, elem.Gather(s, elem.AppendSets, sets))
+	return beam.ParDo2(s, &collapseFn{}, elem.Gather[elem.SetKey](s, sets))
 }
 
 func init() {
@@ -346,7 +346,7 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, Check: key.Check, ID: key.ID}
 		if f.spill.Dir != "" {
 			// Encoded straight into the partition's spill buffer: no batch to grow, no copy.
-			f.spill.Extend(p, func(b []byte) []byte { return elem.AppendBand(b, be) })
+			f.spill.Extend(p, func(b []byte) []byte { return elem.Bands.Append(b, be) })
 			continue
 		}
 		f.bands.Add(p, be, func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })

@@ -36,29 +36,16 @@ const indexEntriesFile = "index-entries.json"
 // rowBatch holds index rows of one shard, or (Spilled) references to local files that
 // hold them (elem.Spiller): a row carries the document's shingle hashes, so the rows are
 // the index build's bulk.
-type rowBatch struct {
-	Items   []index.Row
-	Spilled []string
-}
+type rowBatch = elem.Batch[index.Row]
 
-func appendRows(a, b rowBatch) rowBatch {
-	return rowBatch{Items: append(a.Items, b.Items...), Spilled: append(a.Spilled, b.Spilled...)}
-}
-
-func encodeRows(b rowBatch) []byte {
-	size := 0
-	for _, r := range b.Items {
-		size += len(r.ID) + 8*len(r.Shingles) + 4
-	}
-	return elem.EncodeSpillable(b.Items, b.Spilled, size, func(e *wire.Encoder, r index.Row) {
+var rowCodec = elem.Codec[index.Row]{
+	Put: func(e *wire.Encoder, r index.Row) {
 		e.Str(r.ID)
 		e.Hashes(r.Shingles)
-	})
-}
-
-func decodeRows(b []byte) (rowBatch, error) {
-	items, refs, err := elem.DecodeSpillable(b, func(d *wire.Decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} })
-	return rowBatch{items, refs}, err
+	},
+	Get:    func(d *wire.Decoder) index.Row { return index.Row{ID: d.Str(), Shingles: d.Hashes()} },
+	Size:   func(r index.Row) int { return len(r.ID) + 8*len(r.Shingles) + 4 },
+	Spills: true,
 }
 
 // rowSink sends a bundle's index rows on in batches per shard, or to spill files.
@@ -76,7 +63,7 @@ func (s *rowSink) add(k int, r index.Row, emit func(int, rowBatch)) {
 }
 
 func (s *rowSink) send(k int, items []index.Row, emit func(int, rowBatch)) {
-	elem.SendOrSpill(&s.spill, k, rowBatch{Items: items}, encodeRows, emit)
+	elem.SendOrSpill(&s.spill, k, rowBatch{Items: items}, rowCodec.Encode, emit)
 }
 
 func (s *rowSink) finish(emit func(int, rowBatch)) error {
@@ -85,9 +72,8 @@ func (s *rowSink) finish(emit func(int, rowBatch)) error {
 }
 
 func init() {
-	wire.RegisterCoder(encodeRows, decodeRows)
+	elem.RegisterBatch(rowCodec)
 	beam.RegisterType(reflect.TypeOf(index.FileEntry{}))
-	register.Function2x1(appendRows)
 	register.Function2x0(keptLine)
 	register.DoFn2x1[record.Doc, func(int, rowBatch), error](&docRowFn{})
 	register.DoFn4x1[context.Context, string, func(*int64) bool, func(int, rowBatch), error](&keptRowsFn{})
@@ -157,7 +143,7 @@ func keptLine(b record.Decisions, emit func(string, int64)) {
 // and lists the written files in tempDir/indexEntriesFile.
 func WriteShards(s beam.Scope, rows beam.PCollection, w *Target, tempDir string) {
 	s = s.Scope("indexwrite.WriteShards")
-	entries := beam.ParDo(s, &writeShardFn{Write: *w}, elem.Gather(s, appendRows, rows))
+	entries := beam.ParDo(s, &writeShardFn{Write: *w}, elem.Gather[index.Row](s, rows))
 	once.End(s, beam.ParDo(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries)))
 }
 
@@ -230,7 +216,7 @@ type writeShardFn struct{ Write Target }
 
 func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch) (index.FileEntry, error) {
 	rows := batch.Items
-	if err := elem.Unspill(batch.Spilled, decodeRows, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
+	if err := elem.Unspill(batch.Spilled, rowCodec.Decode, func(b rowBatch) { rows = append(rows, b.Items...) }); err != nil {
 		return index.FileEntry{}, err
 	}
 	if f.Write.Segments != nil {

@@ -50,7 +50,7 @@ type rowTextsFn struct{ Shards int }
 
 func (f *rowTextsFn) ProcessElement(k int, b rowBatch, emit func(string)) error {
 	rows := slices.Clone(b.Items)
-	err := elem.Unspill(b.Spilled, decodeRows, func(more rowBatch) { rows = append(rows, more.Items...) })
+	err := elem.Unspill(b.Spilled, rowCodec.Decode, func(more rowBatch) { rows = append(rows, more.Items...) })
 	for _, r := range rows {
 		s := rowText(r)
 		if want := index.ShardOf(r.ID, f.Shards); k != want {

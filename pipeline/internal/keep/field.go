@@ -105,7 +105,7 @@ func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, pa
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
 	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name, MaxRecordBytes: limit}, beam.CombinePerKey(s, appendFieldReqs, byFile))
 	final, lines, counts := beam.ParDo3(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
-	return elem.Gather(s, elem.AppendFates, final), lines, counts
+	return elem.Gather[elem.Fate](s, final), lines, counts
 }
 
 // fieldRequests turns one id partition's clustered documents into read requests keyed

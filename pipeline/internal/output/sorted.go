@@ -20,7 +20,6 @@ func init() {
 	register.DoFn2x0[elem.LineBatch, func(int, elem.LineBatch)](&partLinesFn{})
 	register.DoFn3x2[context.Context, int, elem.LineBatch, int, error](&writeRunFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func(int), error](&finishSortedFn{})
-	register.Function2x1(appendLines)
 	register.Emitter2[int, elem.LineBatch]()
 	register.Emitter1[elem.LineBatch]()
 }
@@ -57,13 +56,9 @@ func WriteSorted(s beam.Scope, lines beam.PCollection, o Sorted) {
 	if o.Parts < 1 {
 		panic(fmt.Sprintf("output.WriteSorted: Parts is %d", o.Parts))
 	}
-	parts := elem.Gather(s, appendLines, beam.ParDo(s, &partLinesFn{Parts: o.Parts}, lines))
+	parts := elem.Gather[elem.SortedLine](s, beam.ParDo(s, &partLinesFn{Parts: o.Parts}, lines))
 	written := beam.ParDo(s, &writeRunFn{O: o}, parts)
 	once.End(s, beam.ParDo(s, &finishSortedFn{O: o}, once.Group[int](s, written)))
-}
-
-func appendLines(a, b elem.LineBatch) elem.LineBatch {
-	return elem.LineBatch{Items: append(a.Items, b.Items...)}
 }
 
 // partLinesFn keys each line by the partition of its key.

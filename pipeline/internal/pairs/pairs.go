@@ -90,12 +90,12 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
 		Renamed: o.Renamed, SpillDir: o.SpillDir},
-		beam.CombinePerKey(s, appendReads, byFile))
+		elem.Gather[ReadRequest](s, byFile))
 	return beam.ParDo3(s, &checkPairsFn{
 		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
 		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
 		Containment: o.Containment,
-	}, elem.Gather(s, elem.AppendHalves, halves))
+	}, elem.Gather[elem.Half](s, halves))
 }
 
 // routeFn removes edges found in several bands and asks for both ends' shingle sets, in
@@ -164,7 +164,7 @@ func locateRequests(_ int, locIter func(*elem.LocBatch) bool, reqIter func(*elem
 	}
 	slices.Sort(files)
 	for _, f := range files {
-		emit(f, readBatch{byFile[f]})
+		emit(f, readBatch{Items: byFile[f]})
 	}
 	return nil
 }
@@ -238,7 +238,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			if f.spill.Dir != "" {
 				// Encoded straight into the partition's spill buffer: no batch, no
 				// temporary encoding and no copy of it.
-				f.spill.Extend(p, func(b []byte) []byte { return elem.AppendHalf(b, h) })
+				f.spill.Extend(p, func(b []byte) []byte { return elem.Halves.Append(b, h) })
 				continue
 			}
 			byPart[p] = append(byPart[p], h)

@@ -35,7 +35,7 @@ func TestCheckPairsVerifyModes(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
 			out, near, _ := beam.ParDo3(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: mode,
-				Threshold: 0.8, Floor: 0.8 - 4*math.Sqrt(0.8*0.2/128)}, elem.Gather(s, elem.AppendHalves, in))
+				Threshold: 0.8, Floor: 0.8 - 4*math.Sqrt(0.8*0.2/128)}, elem.Gather[elem.Half](s, in))
 			passert.Count(s, out, "verified batches", want)
 			if mode == Exact {
 				passert.Equals(s, beam.ParDo(s, nearSummary, near), "false D1 D2 0.6667 bin 33")
@@ -62,7 +62,7 @@ func TestExactVerificationIgnoresTheEstimate(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.ParDo(s, singleHalf, beam.CreateList(s, halves))
 	out, _, counts := beam.ParDo3(s, &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 128, Mode: Exact,
-		Threshold: 0.8, Floor: 1.01}, elem.Gather(s, elem.AppendHalves, in))
+		Threshold: 0.8, Floor: 1.01}, elem.Gather[elem.Half](s, in))
 	passert.Count(s, out, "verified batches", 1)
 	require.Equal(t, int64(1), tallytest.Run(t, p, s, counts)["estimate_filtered"])
 }

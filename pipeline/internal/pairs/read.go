@@ -2,10 +2,7 @@ package pairs
 
 import (
 	"context"
-	"reflect"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -19,30 +16,21 @@ type ReadRequest struct {
 }
 
 // readBatch is a batch of read requests, keyed by the file they read.
-type readBatch struct{ Items []ReadRequest }
+type readBatch = elem.Batch[ReadRequest]
 
 func init() {
-	beam.RegisterType(reflect.TypeOf(ReadRequest{}))
-	register.Function2x1(appendReads)
-	wire.RegisterCoder(encodeReads, decodeReads)
-}
-
-func appendReads(a, b readBatch) readBatch { return readBatch{append(a.Items, b.Items...)} }
-
-func encodeReads(b readBatch) []byte {
-	return wire.EncodeAll(b.Items, 48*len(b.Items), func(e *wire.Encoder, r ReadRequest) {
-		e.Varint(r.Line)
-		e.Str(r.U)
-		e.Str(r.V)
-		e.Str(r.Node)
+	elem.RegisterBatch(elem.Codec[ReadRequest]{
+		Put: func(e *wire.Encoder, r ReadRequest) {
+			e.Varint(r.Line)
+			e.Str(r.U)
+			e.Str(r.V)
+			e.Str(r.Node)
+		},
+		Get: func(d *wire.Decoder) ReadRequest {
+			return ReadRequest{Line: d.Varint(), U: d.Str(), V: d.Str(), Node: d.Str()}
+		},
+		Size: func(ReadRequest) int { return 48 },
 	})
-}
-
-func decodeReads(b []byte) (readBatch, error) {
-	items, err := wire.DecodeAll(b, func(d *wire.Decoder) ReadRequest {
-		return ReadRequest{Line: d.Varint(), U: d.Str(), V: d.Str(), Node: d.Str()}
-	})
-	return readBatch{items}, err
 }
 
 // read streams the Docs of an input file (under their internal ids), or the requested

@@ -146,7 +146,7 @@ type bandTextsFn struct{ Partitions int }
 func (f *bandTextsFn) ProcessElement(p int, b elem.BandBatch, emit func(string)) error {
 	items := slices.Clone(b.Items)
 	err := elem.EachSpilled(b.Spilled, func(rec []byte) (err error) {
-		items, err = elem.AppendRun(items, rec, elem.GetBand)
+		items, err = elem.Bands.AppendRun(items, rec)
 		return err
 	})
 	for _, e := range items {
