@@ -18,8 +18,9 @@ import (
 )
 
 // TestFlinkWorkerLostSDKWorker kills one SDK worker of a Flink job while it runs: the job
-// restarts what failed (neardup's default restart strategy) and every output, stats.json's
-// counts included, equals the embedded run's.
+// restarts what failed (the restart strategy of the job server's flink-conf.yaml, as
+// docs/engines.md sets it) and every output, stats.json's counts included, equals the
+// embedded run's.
 func TestFlinkWorkerLostSDKWorker(t *testing.T) {
 	workerLost(t, startFlink(t, engineHome(t, "flink")))
 }
