@@ -48,6 +48,7 @@ func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
 	require.Contains(t, fs.taskManagers, tm, "SDK worker %d was not started by a TaskManager", worker)
 	require.NoError(t, syscall.Kill(-tm, syscall.SIGKILL))
 	t.Logf("killed TaskManager %d (and its SDK workers) of job %s", tm, j.name)
+	j.lingerKnown = true
 	j.wait(t)
 	assertSameFiles(t, want, readTree(t, out))
 	assert.Contains(t, fs.jobManager.log(t), "switched from state RUNNING to RESTARTING", "the job did not restart")
