@@ -66,10 +66,7 @@ func (c Codec[T]) Encode(b Batch[T]) []byte {
 	e := encoder{B: wire.EncodeAll(b.Items, size, c.Put)}
 	switch {
 	case c.Spills:
-		e.Uvarint(uint64(len(b.Spilled)))
-		for _, r := range b.Spilled {
-			e.Str(r)
-		}
+		putRefs(&e, b.Spilled)
 	case len(b.Spilled) > 0:
 		panic("elem: spill references in a batch of a kind that does not spill")
 	}
@@ -83,11 +80,26 @@ func (c Codec[T]) Decode(data []byte) (Batch[T], error) {
 	}
 	b := Batch[T]{Items: wire.DecodeItems(&d, c.Get)}
 	if c.Spills {
-		for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
-			b.Spilled = append(b.Spilled, d.Str())
-		}
+		b.Spilled = getRefs(&d)
 	}
 	return b, d.End()
+}
+
+// putRefs writes a batch's spill references: their count, then each.
+func putRefs(e *encoder, refs []string) {
+	e.Uvarint(uint64(len(refs)))
+	for _, r := range refs {
+		e.Str(r)
+	}
+}
+
+// getRefs reads what putRefs wrote.
+func getRefs(d *decoder) []string {
+	var refs []string
+	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
+		refs = append(refs, d.Str())
+	}
+	return refs
 }
 
 // Append appends one item to a spilled run of them (Spiller.Extend): items one after

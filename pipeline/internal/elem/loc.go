@@ -62,10 +62,7 @@ func (locCoder) Encode(b LocBatch) []byte {
 		e.Uvarint(num[l.File])
 		e.Varint(l.Line)
 	}
-	e.Uvarint(uint64(len(b.Spilled)))
-	for _, r := range b.Spilled {
-		e.Str(r)
-	}
+	putRefs(&e, b.Spilled)
 	return e.B
 }
 
@@ -85,9 +82,5 @@ func (locCoder) Decode(b []byte) (LocBatch, error) {
 		l.Line = d.Varint()
 		return l
 	})
-	var refs []string
-	for i, n := uint64(0), d.Uvarint(); i < n && d.Err == nil; i++ {
-		refs = append(refs, d.Str())
-	}
-	return LocBatch{Items: items, Spilled: refs}, d.End()
+	return LocBatch{Items: items, Spilled: getRefs(&d)}, d.End()
 }
