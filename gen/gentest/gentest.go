@@ -12,13 +12,17 @@ import (
 	"github.com/neardup/neardup/gen"
 )
 
-// Write generates the corpus o describes, as `neardup gen` does, into o.Output (empty:
-// corpus.jsonl in the test's temporary directory) with its truth file beside it
-// (o.TruthPath()), and returns the corpus's path.
+// Write generates the corpus o describes, as `neardup gen` does, into o.Output with its
+// truth file beside it (o.TruthPath()), and returns the corpus's path. An empty or
+// relative o.Output (gen.Defaults() has one) is taken inside the test's temporary
+// directory: a test never writes into the source tree.
 func Write(t testing.TB, o gen.Options) string {
 	t.Helper()
 	if o.Output == "" {
-		o.Output = filepath.Join(t.TempDir(), "corpus.jsonl")
+		o.Output = "corpus.jsonl"
+	}
+	if !filepath.IsAbs(o.Output) {
+		o.Output = filepath.Join(t.TempDir(), o.Output)
 	}
 	require.NoError(t, gen.Run(o, io.Discard))
 	return o.Output
