@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
@@ -55,7 +56,9 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		}
 		verr := m.Verify(ctx, *info)
 		m.WriteInfo(stdout, *info, verr)
-		return verr
+		orphans, err := index.Orphans(ctx, *info, m, math.MaxInt)
+		index.WriteOrphans(stdout, orphans)
+		return errors.Join(verr, err)
 	}
 	if *compact != "" {
 		return compactIndex(ctx, *compact, *bits, stdout)
