@@ -9,16 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // indexOnce runs `neardup index` on a fresh global flag set (runIndex registers its
-// flags there, as Beam's are), so that a test may run it more than once.
+// flags there, as Beam's are), so that a test may run it more than once, and without
+// the job server endpoint an earlier test's embedded runner left in Beam's flag.
 func indexOnce(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	defer func(fs *flag.FlagSet) { flag.CommandLine = fs }(flag.CommandLine)
-	flag.CommandLine = flag.NewFlagSet("neardup", flag.ContinueOnError)
+	defer func(fs *flag.FlagSet, endpoint string) { flag.CommandLine, *jobopts.Endpoint = fs, endpoint }(flag.CommandLine, *jobopts.Endpoint)
+	flag.CommandLine, *jobopts.Endpoint = flag.NewFlagSet("neardup", flag.ContinueOnError), ""
 	var out, errOut bytes.Buffer
 	err = runIndex(args, &out, &errOut)
 	return out.String(), errOut.String(), err
