@@ -7,9 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/neardup/neardup/internal/interrupt"
 	"github.com/neardup/neardup/io/files"
@@ -18,7 +16,7 @@ import (
 // A local file of a generation is written under its name plus partialSuffix, synced,
 // and renamed to its name before the manifest naming it is committed: a name without
 // the suffix is whole (on object stores an object is whole once it appears). The partial files of a run that was killed are deleted by the next
-// commit of a generation at least as new (cleanPartials), and a SIGINT or SIGTERM
+// commit of a generation at least as new (removeOrphans), and a SIGINT or SIGTERM
 // deletes the one being written.
 const partialSuffix = ".partial"
 
@@ -119,49 +117,4 @@ func createPartial(ctx context.Context, dir, rel string) (io.Writer, func(werr e
 		return nil
 	}
 	return out, finish, nil
-}
-
-// cleanPartials deletes the partial files of generations up to upTo, which belong to
-// runs that lost to the one committing upTo or died, and (locally) the generation
-// directories up to upTo that hold nothing. A generation directory that is a symlink is
-// left alone, and so is any file that is not a partial one.
-func cleanPartials(ctx context.Context, dir string, upTo int) error {
-	if !files.IsLocal(dir) {
-		found, err := files.Expand(ctx, []string{files.Join(dir, "gen-*/*"+partialSuffix)})
-		if err != nil {
-			return nil // none (Expand fails on no match)
-		}
-		for _, p := range found {
-			rel := strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(dir, "/")), "/")
-			if generationOf(rel) <= upTo && CheckPath(dir, rel) == nil {
-				fsOp("remove", rel)
-				files.Remove(ctx, p)
-			}
-		}
-		return nil
-	}
-	gens, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("index %s: %w", dir, err)
-	}
-	for _, g := range gens {
-		if !g.IsDir() || !strings.HasPrefix(g.Name(), "gen-") || generationOf(g.Name()) > upTo {
-			continue // ReadDir does not follow symlinks: a symlink is not IsDir
-		}
-		gdir := filepath.Join(dir, g.Name())
-		entries, err := os.ReadDir(gdir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), partialSuffix) {
-				fsOp("remove", path.Join(g.Name(), e.Name()))
-				if err := os.Remove(filepath.Join(gdir, e.Name())); err != nil && !notExist(err) {
-					return fmt.Errorf("index %s: delete a partial file: %w", dir, err)
-				}
-			}
-		}
-		os.Remove(gdir) // only when empty
-	}
-	return nil
 }

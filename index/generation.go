@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -87,11 +88,26 @@ func (m *Manifest) Encode() ([]byte, error) {
 // from (generation 0: a new index). It fails, changing nothing, when the index is no
 // longer at prev's generation (another update committed meanwhile). The manifest is
 // written under a temporary name, synced, and renamed over manifest.json: readers see
-// the whole old or the whole new manifest. Then collect deletes what prev retired.
+// the whole old or the whole new manifest. Then collect deletes what prev retired and
+// the files of interrupted runs. All of it holds the index's commit lock, so commits
+// never interleave.
 func Commit(ctx context.Context, dir string, prev, next *Manifest) error {
+	return locked(ctx, dir, func() error { return commit(ctx, dir, prev, next) })
+}
+
+// locked runs fn holding the index's commit lock (lockName).
+func locked(ctx context.Context, dir string, fn func() error) error {
 	if err := CheckDir(dir); err != nil {
 		return err
 	}
+	l, err := lockIndex(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(), l.Release(ctx))
+}
+
+func commit(ctx context.Context, dir string, prev, next *Manifest) error {
 	cur, err := ReadManifest(ctx, dir)
 	switch {
 	case prev.Generation == 0 && err == nil:
@@ -125,14 +141,16 @@ func Commit(ctx context.Context, dir string, prev, next *Manifest) error {
 // CommitOnce is Commit for a commit that may be run again after a kill: an index whose
 // manifest is next already is only collected.
 func CommitOnce(ctx context.Context, dir string, prev, next *Manifest) error {
-	if cur, err := ReadManifest(ctx, dir); err == nil && cur.Generation == next.Generation {
-		a, aerr := cur.Encode()
-		b, berr := next.Encode()
-		if aerr == nil && berr == nil && bytes.Equal(a, b) {
-			return collect(ctx, dir, prev, next)
+	return locked(ctx, dir, func() error {
+		if cur, err := ReadManifest(ctx, dir); err == nil && cur.Generation == next.Generation {
+			a, aerr := cur.Encode()
+			b, berr := next.Encode()
+			if aerr == nil && berr == nil && bytes.Equal(a, b) {
+				return collect(ctx, dir, prev, next)
+			}
 		}
-	}
-	return Commit(ctx, dir, prev, next)
+		return commit(ctx, dir, prev, next)
+	})
 }
 
 // retire sets n.Retired to the files prev names that n does not.
@@ -162,10 +180,10 @@ func (m *Manifest) paths() []string {
 }
 
 // collect deletes the files prev retired (those of prev's predecessor that prev does
-// not use: no reader can still be using them once next is committed), then the partial
-// files of runs that wrote a generation up to next's and lost or died, then generation
-// directories so emptied. It deletes nothing else, and nothing reached through a
-// symlink (CheckPath).
+// not use: no reader can still be using them once next is committed), then the files
+// of runs that wrote a generation up to next's and lost or died (removeOrphans), then
+// generation directories so emptied. It deletes nothing else, and nothing reached
+// through a symlink (CheckPath).
 func collect(ctx context.Context, dir string, prev, next *Manifest) error {
 	used := map[string]bool{}
 	for _, p := range next.paths() {
@@ -183,7 +201,7 @@ func collect(ctx context.Context, dir string, prev, next *Manifest) error {
 			return fmt.Errorf("index %s: delete old generation file: %w", dir, err)
 		}
 	}
-	return cleanPartials(ctx, dir, next.Generation)
+	return removeOrphans(ctx, dir, prev, next)
 }
 
 // generationOf parses "gen-000002-xxxx/..." into 2; unknown names count as new (kept).

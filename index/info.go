@@ -45,3 +45,12 @@ func (m *Manifest) WriteInfo(w io.Writer, dir string, verr error) {
 		fmt.Fprintf(w, "checksums:     ok (%d files)\n", len(m.Files)+len(m.Segments))
 	}
 }
+
+// WriteOrphans adds to WriteInfo's lines the files of no manifest, if any (Orphans of
+// every generation: an update still running writes some too).
+func WriteOrphans(w io.Writer, orphans []Orphan) {
+	if len(orphans) > 0 {
+		fmt.Fprintf(w, "unreferenced:  %d files, %d bytes, named by no manifest: left by an interrupted update (or being written by a running one); the next update removes them\n",
+			len(orphans), OrphanBytes(orphans))
+	}
+}

@@ -45,7 +45,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.BucketComparisons, "bucket-comparisons", cfg.BucketComparisons, "comparison budget per distinct set of an LSH bucket above --bucket-all-pairs, counting at least 8192 sets; pairs left undecided when it runs out are counted in stats.json (unresolved_bucket_pairs)")
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "hash partitions each shuffle is gathered into; raise with the corpus (about 1 per 10,000 documents)")
 	fs.Float64Var(&cfg.GiantClusterShare, "giant-cluster-share", cfg.GiantClusterShare, "warn when a cluster of 100 or more documents holds more than this share of the corpus (0: never)")
-	recordFlags(fs, &cfg)
+	maxRecord := recordFlags(fs, &cfg)
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only the result line, warnings and errors")
 	fs.StringVar((*string)(&cfg.OnDamagedFile), "on-damaged-file", string(cfg.OnDamagedFile), "an input whose stream breaks mid-way (truncated or corrupt .gz/.zst, bad Parquet page, failed gs:// read): fail (stop the run) or skip (keep what was read before the break, list the file in rejected.jsonl and stats.json)")
 	fs.IntVar(&cfg.ReportClusters, "report-clusters", cfg.ReportClusters, "clusters report.html shows side by side (the largest fifth, then a seeded random sample)")
@@ -54,6 +54,9 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Inputs = inputs
+	if err := maxRecord(); err != nil {
+		return err
+	}
 	budget := int64(0)
 	if *memory != "" {
 		b, err := memlimit.ParseBudget(*memory)

@@ -46,20 +46,26 @@ func lshFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
 	fs.IntVar(&cfg.Rows, "rows", 0, "LSH rows per band (with --bands)")
 }
 
-// recordFlags registers the record size limit (dedup).
-func recordFlags(fs *flag.FlagSet, cfg *pipeline.Config) {
-	fs.Func("max-record-bytes", fmt.Sprintf("longest record (line, or Parquet text) read, e.g. 16MB; a longer one is rejected, read past without being held (default %dMiB, at most %dGiB)",
-		source.DefaultMaxRecordBytes>>20, pipeline.MaxRecordLimit>>30), func(v string) error {
-		n, err := memlimit.Parse(v)
-		if err != nil {
-			return err
+// recordFlags registers the record size limit (dedup and index). The returned function,
+// called once the flags are parsed, sets cfg.MaxRecordBytes or returns the usage error
+// naming the flag and the value.
+func recordFlags(fs *flag.FlagSet, cfg *pipeline.Config) func() error {
+	v := fs.String("max-record-bytes", "", fmt.Sprintf("longest record (line, or Parquet text) read, e.g. 16MB; a longer one is rejected, read past without being held (default %dMiB, at most %dGiB)",
+		source.DefaultMaxRecordBytes>>20, pipeline.MaxRecordLimit>>30))
+	return func() error {
+		if *v == "" {
+			return nil
+		}
+		n, err := memlimit.Parse(*v)
+		switch {
+		case err != nil || n < 1:
+			return usageError{fmt.Errorf("--max-record-bytes %q: not a size; want one such as 16MB, 1500KiB or 1048576 (bytes), from 1 byte to %d GiB", *v, pipeline.MaxRecordLimit>>30)}
+		case n > pipeline.MaxRecordLimit:
+			return usageError{fmt.Errorf("--max-record-bytes %q: %d bytes is over the largest limit, %d GiB", *v, n, pipeline.MaxRecordLimit>>30)}
 		}
 		cfg.MaxRecordBytes = n
-		if n > pipeline.MaxRecordLimit {
-			return fmt.Errorf("%d bytes is over the largest limit, %d GiB", n, pipeline.MaxRecordLimit>>30)
-		}
 		return nil
-	})
+	}
 }
 
 // fileFlags registers the field flags and usage of the verbs that read one JSONL file.

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
@@ -38,6 +39,7 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.TextField, "text-field", cfg.TextField, "JSON field holding the text")
 	methodFlags(fs, &cfg)
 	lshFlags(fs, &cfg)
+	maxRecord := recordFlags(fs, &cfg)
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "no progress line on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: neardup index --input GLOB [--input GLOB...] --output IDX [--index-format 1|2] [method flags]\n       neardup index --info IDX\n       neardup index --compact IDX\n\nflags:")
@@ -55,18 +57,23 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 		}
 		verr := m.Verify(ctx, *info)
 		m.WriteInfo(stdout, *info, verr)
-		return verr
+		orphans, err := index.Orphans(ctx, *info, m, math.MaxInt)
+		index.WriteOrphans(stdout, orphans)
+		return errors.Join(verr, err)
 	}
 	if *compact != "" {
 		return compactIndex(ctx, *compact, *bits, stdout)
 	}
 	cfg.Inputs = append(inputs, fs.Args()...)
+	if err := maxRecord(); err != nil {
+		return err
+	}
 	switch *indexFormat {
 	case 2:
 		if err := cfg.ValidateIndex(); err != nil {
 			return usageError{err}
 		}
-		return indexSegments(ctx, cfg, *bits, stdout)
+		return indexSegments(ctx, cfg, *bits, stdout, stderr)
 	case 1:
 	default:
 		return usageError{fmt.Errorf("--index-format: %d, want 1 or 2", *indexFormat)}
@@ -143,7 +150,7 @@ func compactIndex(ctx context.Context, dir string, bits int, stdout io.Writer) e
 // indexSegments builds a new index of format 2 from JSONL inputs in this process. It
 // refuses what only the pipeline does (another runner, text or Parquet inputs) rather
 // than ignore it, naming --index-format 1.
-func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io.Writer) error {
+func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout, stderr io.Writer) error {
 	if bits < 1 || bits > 64 {
 		return usageError{fmt.Errorf("--shingle-bits: %d, want 1 to 64", bits)}
 	}
@@ -162,6 +169,7 @@ func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io
 			return usageError{fmt.Errorf("--input %s: a format 2 index is built from JSONL; add --index-format 1 for text or Parquet inputs (then neardup index --compact converts it)", p)}
 		}
 	}
+	limit := source.Config{MaxRecordBytes: cfg.MaxRecordBytes}.WithDefaults().MaxRecordBytes
 	m, rejected, err := query.AddCounting(ctx, cfg.Output, index.NewSegmented(cfg.IndexParams(), bits), func(yield func(query.Item, error) bool) {
 		for _, p := range paths {
 			r, err := files.Open(ctx, p)
@@ -171,7 +179,10 @@ func indexSegments(ctx context.Context, cfg pipeline.Config, bits int, stdout io
 			}
 			stop := errors.New("stop")
 			fields := query.Fields{ID: cfg.IDField, Text: cfg.TextField}
-			err = query.ReadLines(r, p, func(num int64, b []byte) error {
+			err = query.ReadLinesMax(r, p, limit, func(num int64, b []byte, size int64) error {
+				if b == nil { // over the limit: rejected (counted) as no document
+					fmt.Fprintf(stderr, "neardup index: %s:%d: %s; not indexed\n", p, num, source.LongRecordReason(size, limit))
+				}
 				if !yield(query.Item{Line: &query.Line{Source: p, Num: num, Bytes: bytes.Clone(b), Fields: fields}}, nil) {
 					return stop
 				}

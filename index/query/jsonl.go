@@ -39,28 +39,32 @@ func ReadDocs(r io.Reader, name string, f Fields, fn func(Doc) error) error {
 }
 
 // ReadLines calls fn with every non-blank line of r (without its newline, valid until
-// fn returns) and its 1-based number. A line longer than maxLine is read past without
-// being kept (at most maxLine bytes of it are held) and passed as nil.
+// fn returns) and its 1-based number. A line longer than MaxLineBytes is read past
+// without being kept (at most that many bytes of it are held) and passed as nil.
 func ReadLines(r io.Reader, name string, fn func(num int64, b []byte) error) error {
-	return readLines(r, name, MaxLineBytes, fn)
+	return ReadLinesMax(r, name, MaxLineBytes, func(num int64, b []byte, _ int64) error { return fn(num, b) })
 }
 
-func readLines(r io.Reader, name string, maxLine int, fn func(num int64, b []byte) error) error {
+// ReadLinesMax is ReadLines with the limit maxLine, and passes a line over it (as nil)
+// with its size in bytes.
+func ReadLinesMax(r io.Reader, name string, maxLine int64, fn func(num int64, b []byte, size int64) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line int64
 	for {
 		b, err := br.ReadSlice('\n')
 		var long []byte
+		size := int64(len(b))
 		tooLong := false
 		for err == bufio.ErrBufferFull {
 			if !tooLong {
 				long = append(long, b...)
-				tooLong = len(long) > maxLine
+				tooLong = int64(len(long)) > maxLine
 			}
 			if tooLong {
 				long = nil
 			}
 			b, err = br.ReadSlice('\n')
+			size += int64(len(b))
 		}
 		if long != nil {
 			b = append(long, b...)
@@ -68,15 +72,18 @@ func readLines(r io.Reader, name string, maxLine int, fn func(num int64, b []byt
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line+1, err)
 		}
-		if tooLong || len(bytes.TrimSpace(b)) > maxLine {
+		if tooLong || int64(len(bytes.TrimSpace(b))) > maxLine {
 			line++
-			if ferr := fn(line, nil); ferr != nil {
+			if err == nil {
+				size-- // the newline is no part of the record
+			}
+			if ferr := fn(line, nil, size); ferr != nil {
 				return ferr
 			}
 		} else if len(b) > 0 {
 			line++
 			if t := bytes.TrimSpace(b); len(t) > 0 {
-				if ferr := fn(line, t); ferr != nil {
+				if ferr := fn(line, t, int64(len(t))); ferr != nil {
 					return ferr
 				}
 			}

@@ -52,9 +52,10 @@ func TestLongLineIsNotHeld(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var lines []int64
-	err := readLines(hugeLine(64*limit, "{}\n"), "in", limit, func(num int64, b []byte) error {
+	var size int64
+	err := ReadLinesMax(hugeLine(64*limit, "{}\n"), "in", limit, func(num int64, b []byte, n int64) error {
 		if b == nil {
-			lines = append(lines, -num)
+			lines, size = append(lines, -num), n
 		} else {
 			lines = append(lines, num)
 		}
@@ -63,6 +64,7 @@ func TestLongLineIsNotHeld(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	require.True(t, len(lines) == 2 && lines[0] == -1 && lines[1] == 2, "lines %v", lines)
+	require.Equal(t, int64(64*limit+len(`{"id":"huge","text":""}`)), size, "the long line's size, without its newline")
 	alloc := after.TotalAlloc - before.TotalAlloc
 	require.LessOrEqual(t, alloc, uint64(8*limit), "reading past a line of %d bytes allocated %d bytes (limit %d)", 64*limit, alloc, limit)
 }

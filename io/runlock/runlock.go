@@ -73,7 +73,13 @@ type Lock struct {
 // Acquire takes the lock of dir (which must exist) for me. When it takes over the lock of
 // a run that is no longer running, stale describes that run.
 func Acquire(ctx context.Context, dir string, me Holder) (l *Lock, stale *Holder, err error) {
-	path := files.Join(dir, Name)
+	return AcquireNamed(ctx, dir, Name, me)
+}
+
+// AcquireNamed is Acquire of the lock file name in dir, for a lock other than the run's
+// (an index's commit lock).
+func AcquireNamed(ctx context.Context, dir, name string, me Holder) (l *Lock, stale *Holder, err error) {
+	path := files.Join(dir, name)
 	l = &Lock{Path: path, Holder: me}
 	switch {
 	case files.IsLocal(dir):

@@ -10,15 +10,15 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/neardup/neardup/io/s3fs"
 )
 
 // s3Lock is the lock object on s3://, created with S3's conditional write (If-None-Match:
-// *), the does-not-exist precondition gs:// has. The client is configured the way Beam's
-// S3 filesystem configures its own (the AWS SDK's default chain), so the lock lives where
-// the outputs do.
+// *), the does-not-exist precondition gs:// has. The client is the one the s3://
+// filesystem uses (s3fs.NewClient), so the lock lives where the outputs do.
 type s3Lock struct {
 	client      *s3.Client
 	bucket, key string
@@ -30,11 +30,11 @@ func acquireS3(ctx context.Context, path string, me Holder) (*s3Lock, *Holder, e
 	if !ok || bucket == "" || key == "" {
 		return nil, nil, fmt.Errorf("lock %s: not an s3://BUCKET/KEY path", path)
 	}
-	cfg, err := config.LoadDefaultConfig(ctx)
+	client, err := s3fs.NewClient(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	l := &s3Lock{client: s3.NewFromConfig(cfg), bucket: bucket, key: key}
+	l := &s3Lock{client: client, bucket: bucket, key: key}
 	var stale *Holder
 	for attempt := 0; attempt < 3; attempt++ {
 		out, err := l.client.PutObject(ctx, &s3.PutObjectInput{
