@@ -15,9 +15,10 @@ import (
 )
 
 // TestBandSpillMatchesTheRunnersShuffle runs a generated corpus with the band entries,
-// locations and verification halves spilled to local files (the default on the embedded runner) and
-// through the runner's shuffle: every output must be byte-identical, and the spilled run
-// must really have spilled each kind, into the run's temporary directory.
+// set keys, locations and verification halves spilled to local files (the default on
+// the embedded runner) and through the runner's shuffle: every output must be
+// byte-identical, and the spilled run must really have spilled each kind, into the
+// run's temporary directory.
 func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	corpus := genCorpus(t, 800, 5)
 	var mu sync.Mutex
@@ -36,6 +37,7 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 		cfg.Inputs, cfg.Output, cfg.Threshold, cfg.BandSpill = []string{corpus}, t.TempDir(), 0.5, mode
 		out, st := dedup(t, cfg)
 		require.Greater(t, st.Counts["removed"], int64(50), "the corpus must have clusters to compare")
+		require.Positive(t, st.Counts["exact_duplicates"], "the corpus must have exact copies to collapse")
 		return out
 	}
 	off := run(BandSpillOff)
@@ -54,6 +56,7 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	assert.GreaterOrEqual(t, kinds["bands"], 256, "band references: at least one per partition")
 	assert.Positive(t, kinds["halves"], "no verification halves were spilled")
 	assert.Positive(t, kinds["locs"], "no locations were spilled")
+	assert.Positive(t, kinds["sets"], "no set keys were spilled")
 	for d := range dirs {
 		assert.NoDirExists(t, d, "the spill directory outlived the run")
 		assert.True(t, strings.HasSuffix(d, "spill"))

@@ -2,6 +2,7 @@ package elem
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -108,6 +109,20 @@ func (c Codec[T]) Append(run []byte, it T) []byte {
 	e := encoder{B: run}
 	c.Put(&e, it)
 	return e.B
+}
+
+// Items returns b's items followed by those of its spilled runs (Append); with spilled
+// runs, in a slice of its own.
+func (c Codec[T]) Items(b Batch[T]) ([]T, error) {
+	if len(b.Spilled) == 0 {
+		return b.Items, nil
+	}
+	items := slices.Clone(b.Items)
+	err := EachSpilled(b.Spilled, func(rec []byte) (err error) {
+		items, err = c.AppendRun(items, rec)
+		return err
+	})
+	return items, err
 }
 
 // AppendRun appends the items of a spilled run (Append) to items. The decoded strings

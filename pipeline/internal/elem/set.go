@@ -8,10 +8,14 @@ type SetKey struct {
 	Length      int64
 }
 
-// SetBatch is a batch of set keys, gathered by set partition.
+// SetBatch holds set keys, gathered by set partition, or (Spilled) references to local
+// files that hold them (internal/spill), each record a run of keys (Codec.Append):
+// every document has one, so through the runner they are held in its memory with the
+// corpus.
 type SetBatch = Batch[SetKey]
 
-var setCodec = Codec[SetKey]{
+// Sets codes set keys.
+var Sets = Codec[SetKey]{
 	Put: func(e *encoder, k SetKey) {
 		e.U64(k.Hash)
 		e.U64(k.Check)
@@ -21,7 +25,8 @@ var setCodec = Codec[SetKey]{
 	Get: func(d *decoder) SetKey {
 		return SetKey{Hash: d.U64(), Check: d.U64(), ID: d.Str(), Length: d.Varint()}
 	},
-	Size: func(SetKey) int { return 48 },
+	Size:   func(SetKey) int { return 48 },
+	Spills: true,
 }
 
-func init() { RegisterBatch(setCodec) }
+func init() { RegisterBatch(Sets) }

@@ -6,6 +6,7 @@ package features
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -37,7 +38,7 @@ type Options struct {
 	Bands      int
 	Rows       int
 	Partitions int
-	SpillDir   string // where band entries are spilled; "": through the runner
+	SpillDir   string // where band entries, set keys and locations are spilled; "": through the runner
 	// Containment, when set, replaces the Bands×Rows banding with the size-class
 	// banding of --measure containment.
 	Containment *lsh.ContainmentScheme
@@ -96,7 +97,7 @@ func init() {
 	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
 	register.Function4x1(checkUniqueIDs)
 	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
-	register.DoFn4x0[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count)](&collapseFn{})
+	register.DoFn4x1[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count), error](&collapseFn{})
 	// Exact-duplicate edges go under one key, for --cc local.
 	onekey.Producer(&FeaturizeFn{}, 2)
 	onekey.Producer(&collapseFn{}, 0)
@@ -215,8 +216,8 @@ func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer,
 // order; they are emitted in batches per partition, not one element per band.
 //
 // With SpillDir set (workers on this machine: --band-spill), the band entries,
-// the job's largest shuffle by far, go to a local file by partition (internal/spill) and
-// only a reference per partition is emitted.
+// the job's largest shuffle by far, and the set keys, one per document, go to local
+// files by partition (internal/spill) and only a reference per partition is emitted.
 type FeaturizeFn struct {
 	Shingle    shingleset.Config
 	Scheme     string
@@ -230,15 +231,16 @@ type FeaturizeFn struct {
 	// Containment: see Options.
 	Containment *lsh.ContainmentScheme
 
-	pool    *ordered.Pool[record.Doc, features]
-	indexes []*index.Segments
-	lookups *lookups    // the bundle's documents waiting for lookup in indexes
-	edges   []elem.Edge // the bundle's edges to indexed documents
-	err     error       // the bundle's first lookup error
-	sets    *batch.ByPartition[elem.SetKey]
-	bands   *batch.ByPartition[elem.BandEntry]
-	spill   elem.Spiller
-	count   featureCounts // the bundle's counter sums
+	pool     *ordered.Pool[record.Doc, features]
+	indexes  []*index.Segments
+	lookups  *lookups    // the bundle's documents waiting for lookup in indexes
+	edges    []elem.Edge // the bundle's edges to indexed documents
+	err      error       // the bundle's first lookup error
+	sets     *batch.ByPartition[elem.SetKey]
+	bands    *batch.ByPartition[elem.BandEntry]
+	spill    elem.Spiller  // band entries
+	setSpill elem.Spiller  // set keys
+	count    featureCounts // the bundle's counter sums
 }
 
 // featureCounts sums counts over a bundle.
@@ -279,6 +281,7 @@ func (f *FeaturizeFn) Setup() error {
 	f.sets = batch.New[elem.SetKey](f.Partitions, elem.BatchItems)
 	f.bands = batch.New[elem.BandEntry](f.Partitions, elem.BatchItems)
 	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "bands"}
+	f.setSpill = elem.Spiller{Dir: f.SpillDir, Kind: "sets"}
 	return nil
 }
 
@@ -316,7 +319,10 @@ func (f *FeaturizeFn) FinishBundle(ctx context.Context, emitSet func(int, elem.S
 	}
 	f.sets.Flush(func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	f.bands.Flush(func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })
-	if err := f.spill.Close(func(p int, ref string) { emitBand(p, elem.BandBatch{Spilled: []string{ref}}) }); err != nil {
+	// Both files are closed whatever the other's outcome: the next bundle starts new ones.
+	err := errors.Join(f.spill.Close(func(p int, ref string) { emitBand(p, elem.BandBatch{Spilled: []string{ref}}) }),
+		f.setSpill.Close(func(p int, ref string) { emitSet(p, elem.SetBatch{Spilled: []string{ref}}) }))
+	if err != nil {
 		return err
 	}
 	c := f.count
@@ -341,7 +347,11 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 			f.runLookups(emitEdge)
 		}
 	}
-	f.sets.Add(elem.PartOfHash(key.Hash, f.Partitions), key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
+	if p := elem.PartOfHash(key.Hash, f.Partitions); f.setSpill.Dir != "" {
+		f.setSpill.Extend(p, func(b []byte) []byte { return elem.Sets.Append(b, key) })
+	} else {
+		f.sets.Add(p, key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
+	}
 	for _, bk := range r.bandKeys {
 		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, Check: key.Check, ID: key.ID}
 		if f.spill.Dir != "" {
@@ -383,10 +393,14 @@ func (f *FeaturizeFn) runLookups(emitEdge func(int, elem.EdgeBatch)) {
 // similarity-1.0 edge, so exact duplicates never need verifying and LSH buckets can keep
 // one member per set. Sets are equal when both 64-bit fingerprints are (a false match
 // among a billion distinct sets is about 10⁻²⁰ likely).
+// Spilled keys are read back here, one partition at a time.
 type collapseFn struct{ counts tally.Bundle }
 
-func (f *collapseFn) ProcessElement(_ int, batch elem.SetBatch, emitEdges func(int, elem.EdgeBatch), _ func(tally.Count)) {
-	keys := batch.Items
+func (f *collapseFn) ProcessElement(_ int, batch elem.SetBatch, emitEdges func(int, elem.EdgeBatch), _ func(tally.Count)) error {
+	keys, err := elem.Sets.Items(batch)
+	if err != nil {
+		return err
+	}
 	slices.SortFunc(keys, func(a, b elem.SetKey) int {
 		switch { // not cmp.Or, which would compare the ids every time
 		case a.Hash != b.Hash:
@@ -409,6 +423,7 @@ func (f *collapseFn) ProcessElement(_ int, batch elem.SetBatch, emitEdges func(i
 	if len(edges) > 0 {
 		emitEdges(0, elem.EdgeBatch{Items: edges})
 	}
+	return nil
 }
 
 func (f *collapseFn) FinishBundle(_ func(int, elem.EdgeBatch), emitCount func(tally.Count)) {

@@ -101,6 +101,31 @@ func TestLocationsSpill(t *testing.T) {
 	require.ErrorContains(t, ptest.Run(p), `duplicate id "a": x.jsonl:1 and z.jsonl:9`)
 }
 
+// TestSetsSpill runs Sign and Collapse with a spill directory: the copies are joined
+// from the spilled set keys, and no key travels through the runner as an item.
+func TestSetsSpill(t *testing.T) {
+	docs := []record.Doc{{ID: "c", Text: "one two three", File: "x.jsonl", Line: 1},
+		{ID: "a", Text: "one two three", File: "x.jsonl", Line: 2}, {ID: "b", Text: "four five six", File: "y.jsonl", Line: 1},
+		{ID: "d", Text: "Four five, six!", File: "y.jsonl", Line: 2}, {ID: "e", Text: "seven", File: "y.jsonl", Line: 3}}
+	o := signOptions(0)
+	o.SpillDir = t.TempDir()
+
+	p, s := beam.NewPipelineWithRoot()
+	sets := Sign(s, beam.CreateList(s, docs), o).Sets
+	passert.Empty(s, beam.ParDo(s, setItems, sets))
+	passert.Count(s, stagetest.SetTexts(s, stagePartitions, sets), "set keys", len(docs))
+	edges, counts := Collapse(s, sets)
+	passert.Equals(s, stagetest.Edges(s, edges), "a c 1.00 13 13", "b d 1.00 13 15")
+	require.Equal(t, int64(2), tallytest.Run(t, p, s, counts)["exact_duplicates"])
+}
+
+// setItems emits the ids of the set keys a batch carries as items.
+func setItems(_ int, b elem.SetBatch, emit func(string)) {
+	for _, k := range b.Items {
+		emit(k.ID)
+	}
+}
+
 // locItems emits the ids of the locations a batch carries as items.
 func locItems(_ int, b elem.LocBatch, emit func(string)) {
 	for _, l := range b.Items {
@@ -108,7 +133,10 @@ func locItems(_ int, b elem.LocBatch, emit func(string)) {
 	}
 }
 
-func init() { register.Function3x0(locItems) }
+func init() {
+	register.Function3x0(locItems)
+	register.Function3x0(setItems)
+}
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }

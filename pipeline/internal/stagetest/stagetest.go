@@ -5,7 +5,6 @@ package stagetest
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -20,7 +19,7 @@ func init() {
 	register.Function2x0(lineTexts)
 	register.Function3x0(edgeTexts)
 	register.DoFn3x1[int, elem.LocBatch, func(string), error](&locTextsFn{})
-	register.DoFn3x0[int, elem.SetBatch, func(string)](&setTextsFn{})
+	register.DoFn3x1[int, elem.SetBatch, func(string), error](&setTextsFn{})
 	register.DoFn3x1[int, elem.BandBatch, func(string), error](&bandTextsFn{})
 }
 
@@ -114,7 +113,7 @@ func (f *locTextsFn) ProcessElement(p int, b elem.LocBatch, emit func(string)) e
 	return nil
 }
 
-// SetTexts takes a PCollection<KV<int, SetBatch>> and returns a PCollection<string> of
+// SetTexts takes a PCollection<KV<int, SetBatch>>, spilled or not, and returns a PCollection<string> of
 // its set fingerprints, each as "id hash check length" (hex hashes), marked when it is
 // not keyed by its hash's partition out of partitions, where exact duplicates meet.
 func SetTexts(s beam.Scope, partitions int, batches beam.PCollection) beam.PCollection {
@@ -123,10 +122,12 @@ func SetTexts(s beam.Scope, partitions int, batches beam.PCollection) beam.PColl
 
 type setTextsFn struct{ Partitions int }
 
-func (f *setTextsFn) ProcessElement(p int, b elem.SetBatch, emit func(string)) {
-	for _, k := range b.Items {
+func (f *setTextsFn) ProcessElement(p int, b elem.SetBatch, emit func(string)) error {
+	items, err := elem.Sets.Items(b)
+	for _, k := range items {
 		emit(SetText(k) + misplaced(p, elem.PartOfHash(k.Hash, f.Partitions)))
 	}
+	return err
 }
 
 // SetText is how SetTexts writes one set fingerprint.
@@ -144,11 +145,7 @@ func BandTexts(s beam.Scope, partitions int, batches beam.PCollection) beam.PCol
 type bandTextsFn struct{ Partitions int }
 
 func (f *bandTextsFn) ProcessElement(p int, b elem.BandBatch, emit func(string)) error {
-	items := slices.Clone(b.Items)
-	err := elem.EachSpilled(b.Spilled, func(rec []byte) (err error) {
-		items, err = elem.Bands.AppendRun(items, rec)
-		return err
-	})
+	items, err := elem.Bands.Items(b)
 	for _, e := range items {
 		emit(BandText(e) + misplaced(p, elem.PartOfHash(e.Key, f.Partitions)))
 	}
