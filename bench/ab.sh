@@ -17,8 +17,12 @@ N=${N:-100000}
 # shellcheck disable=SC2086 # GEN is a list of flags
 c=$(corpus "$N" ${GEN:-})
 rm -f "$OUT/ab-before" "$OUT/ab-after"
+# Odd rounds run before first, even rounds after first: a load that rises or falls over
+# the session then does not favour one side.
 for i in $(seq "$RUNS"); do
-	for side in before after; do
+	order="before after"
+	[ $((i % 2)) = 0 ] && order="after before"
+	for side in $order; do
 		bin=$BEFORE
 		[ "$side" = after ] && bin=$AFTER
 		fresh "$OUT/ab-out-$side"
