@@ -30,8 +30,8 @@ import (
 // keys of both ends identical, at the cost of tuning for the worst ratio of the group.
 //
 // Distances grow while a scheme of numPerm permutations still meets the recall target
-// at the group's floor, up to MaxContainmentDistance: pairs further apart in size
-// than the last group covers (ρ ≥ 2^D, D the last distance) share no bucket.
+// at the group's floor, up to MaxContainmentDistance; the pairs further apart in size
+// are met by sampling (ContainmentSample), up to a ratio of MaxContainmentRatio.
 
 // MaxContainmentDistance bounds the size-class distances banded: a pair whose larger
 // set is 2^MaxContainmentDistance times the smaller or more is outside the scheme.
@@ -52,6 +52,8 @@ type ContainmentGroup struct {
 type ContainmentScheme struct {
 	Threshold float64
 	Groups    []ContainmentGroup
+	// Sample covers the pairs further apart than the last group, up to its MaxRatio.
+	Sample ContainmentSample
 }
 
 // JaccardOfContainment is the Jaccard similarity of two sets when the smaller's
@@ -84,6 +86,7 @@ func ContainmentParams(threshold float64, numPerm int, margin, target float64) (
 			break
 		}
 	}
+	s.Sample = sampleFor(min(1, threshold+margin), target, len(s.Groups))
 	return s, nil
 }
 
@@ -147,16 +150,25 @@ const (
 
 // validKeys reports whether every group fits the key layout.
 func (s ContainmentScheme) validKeys() bool {
-	return len(s.rowSlots()) <= 1<<slotBits && slices.IndexFunc(s.Groups, func(g ContainmentGroup) bool { return g.Bands > 1<<bandBits }) < 0
+	return len(s.rowSlots()) < sampleSlot && slices.IndexFunc(s.Groups, func(g ContainmentGroup) bool { return g.Bands > 1<<bandBits }) < 0
 }
 
-// Bucket returns the bucket of a containment band key.
-func Bucket(key uint64) uint64 { return key >> classBits }
+// Bucket returns the bucket of a containment key: a band key without its class, a
+// sample key without its size. Keys of one bucket are adjacent in key order.
+func Bucket(key uint64) uint64 {
+	if IsSample(key) {
+		return key &^ (1<<sizeBits - 1)
+	}
+	return key &^ (1<<classBits - 1)
+}
 
 // Meets reports whether two documents whose keys share a bucket are a candidate pair:
 // their size classes are as far apart as a group of the key's rows that holds the
-// key's band.
+// key's band, or, for sample keys, as ContainmentSample admits.
 func (s ContainmentScheme) Meets(a, b uint64) bool {
+	if IsSample(a) {
+		return s.Sample.sampleMeets(a, b)
+	}
 	d := int(a&(1<<classBits-1)) - int(b&(1<<classBits-1))
 	d = max(d, -d)
 	if d >= len(s.Groups) {
@@ -172,7 +184,12 @@ func (s ContainmentScheme) Meets(a, b uint64) bool {
 func WithClass(key uint64, c int) uint64 { return key&^(1<<classBits-1) | uint64(c) }
 
 // Class returns the size class a key was drawn for.
-func Class(key uint64) int { return int(key & (1<<classBits - 1)) }
+func Class(key uint64) int {
+	if IsSample(key) {
+		return keySize(key) / sampleLogScale
+	}
+	return int(key & (1<<classBits - 1))
+}
 
 // Classes is the number of size classes a key tells apart.
 const Classes = 1 << classBits

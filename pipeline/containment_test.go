@@ -105,3 +105,47 @@ func TestContainmentDecidesBoilerplateBucketsWithinNoBudget(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("file%02d", 7*i), removed[fmt.Sprintf("excerpt%d", i)].Cluster)
 	}
 }
+
+// codeLines is n lines of code, each of five words of its own, from line from on.
+func codeLines(from, n int) string {
+	ls := make([]string, n)
+	for i := range ls {
+		k := from + i
+		ls[i] = fmt.Sprintf("v%d := call%d(arg%d) + %d", k, k, k, k)
+	}
+	return strings.Join(ls, "\n")
+}
+
+// A 20-line file copied whole into the middle of a file 10, 30, 50 and 100 times its
+// length is removed into it at containment 1.0 (threshold 0.8, word 5-grams: 96
+// shingles inside 956 to 9,996): size ratios beyond the banding's class distances are
+// met by sampling. Jaccard, at most 0.1 here, finds none of them.
+func TestContainmentFindsSmallFilesInsideFilesUpTo100TimesLarger(t *testing.T) {
+	var docs []string
+	ratios := []int{10, 30, 50, 100}
+	for i, ratio := range ratios {
+		base := 1_000_000 * (i + 1)
+		small := codeLines(base, 20)
+		before := codeLines(base+100_000, 20*ratio/2-10)
+		after := codeLines(base+200_000, 20*ratio-20*ratio/2-10)
+		docs = append(docs, jsonDoc(fmt.Sprintf("small%d", ratio), small),
+			jsonDoc(fmt.Sprintf("large%d", ratio), before+"\n"+small+"\n"+after))
+	}
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Output, cfg.Measure = []string{writeLines(t, filepath.Join(t.TempDir(), "code.jsonl"), docs...)}, t.TempDir(), MeasureContainment
+	out, st := dedup(t, cfg)
+	removed := parseRemoved(t, out["removed.jsonl"])
+	require.Len(t, removed, len(ratios), out["removed.jsonl"])
+	for _, ratio := range ratios {
+		r := removed[fmt.Sprintf("small%d", ratio)]
+		assert.Equal(t, fmt.Sprintf("large%d", ratio), r.Cluster, "ratio %d", ratio)
+		assert.Equal(t, 1.0, r.Similarity, "ratio %d", ratio)
+	}
+	assert.Zero(t, st.Counts["unresolved_bucket_pairs"])
+	require.NotNil(t, st.Parameters.ContainmentSample)
+	assert.GreaterOrEqual(t, st.Parameters.ContainmentSample.MaxSizeRatio, 100.0)
+
+	cfg.Measure, cfg.Output = MeasureJaccard, t.TempDir()
+	out, _ = dedup(t, cfg)
+	assert.Empty(t, strings.TrimSpace(out["removed.jsonl"]))
+}

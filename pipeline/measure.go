@@ -50,7 +50,8 @@ func (c *Config) validateMeasure() error {
 func (c *Config) isContainment() bool { return c.Measure == MeasureContainment }
 
 // detection is the probability that a pair at similarity sim shares a bucket: under
-// containment, the least over the size-class groups, each at its worst size ratio.
+// containment, the least over the size-class groups, each at its worst size ratio, and
+// the sampling of the pairs further apart.
 func (pl *plan) detection(sim float64) float64 {
 	if pl.containment == nil {
 		return lsh.Detection(sim, pl.bands, pl.rows)
@@ -59,5 +60,5 @@ func (pl *plan) detection(sim float64) float64 {
 	for _, g := range pl.containment.Groups {
 		p = min(p, pl.containment.Detection(sim, g.MaxRatio, g.Distance))
 	}
-	return p
+	return min(p, pl.containment.Sample.Bound(sim))
 }

@@ -81,14 +81,15 @@ type parameters struct {
 	Rows      int     `json:"r"`
 	Threshold float64 `json:"threshold"`
 	// Measure and Containment are set under --measure containment only.
-	Measure     string             `json:"measure,omitempty"`
-	Containment []containmentGroup `json:"containment_groups,omitempty"`
-	NGram       int                `json:"ngram"`
-	Shingle     string             `json:"shingle"`
-	StripPunct  bool               `json:"strip_punct"`
-	Verify      string             `json:"verify"`
-	Keep        string             `json:"keep"`
-	Partitions  int                `json:"partitions"`
+	Measure           string             `json:"measure,omitempty"`
+	Containment       []containmentGroup `json:"containment_groups,omitempty"`
+	ContainmentSample *containmentSample `json:"containment_sample,omitempty"`
+	NGram             int                `json:"ngram"`
+	Shingle           string             `json:"shingle"`
+	StripPunct        bool               `json:"strip_punct"`
+	Verify            string             `json:"verify"`
+	Keep              string             `json:"keep"`
+	Partitions        int                `json:"partitions"`
 	// BucketAllPairs is the largest LSH bucket (distinct sets) whose pairs are all checked.
 	BucketAllPairs int `json:"bucket_all_pairs"`
 	// BucketComparisons is the comparison budget per distinct set of a larger bucket.
@@ -112,6 +113,16 @@ type containmentGroup struct {
 	JaccardFloor  float64 `json:"jaccard_floor"`
 	Bands         int     `json:"b"`
 	Rows          int     `json:"r"`
+}
+
+// containmentSample is the sampling of the pairs whose size classes are at least
+// FromClassDistance apart, up to MaxSizeRatio, under --measure containment
+// (lsh.ContainmentSample): a set of n shingles meets its containers through the
+// shingles hashed under Rate/n.
+type containmentSample struct {
+	FromClassDistance int     `json:"from_class_distance"`
+	MaxSizeRatio      float64 `json:"max_size_ratio"`
+	Rate              float64 `json:"rate"`
 }
 
 // ccStats reports connected components' rounds and convergence.
@@ -219,6 +230,8 @@ func newStats(pl *plan, counts map[string]int64, res beam.PipelineResult, wall t
 			st.Parameters.Containment = append(st.Parameters.Containment,
 				containmentGroup{ClassDistance: g.Distance, MaxSizeRatio: g.MaxRatio, JaccardFloor: g.Floor, Bands: g.Bands, Rows: g.Rows})
 		}
+		p := pl.containment.Sample
+		st.Parameters.ContainmentSample = &containmentSample{FromClassDistance: p.FromDistance, MaxSizeRatio: p.MaxRatio, Rate: p.Rate}
 	}
 	for _, sim := range DetectionSimilarities {
 		st.Detection[strconv.FormatFloat(sim, 'f', -1, 64)] = pl.detection(sim)

@@ -101,6 +101,14 @@ func TestParamsContainment(t *testing.T) {
 			Rows      int                `json:"rows"`
 			Detection map[string]float64 `json:"detection"`
 		} `json:"groups"`
+		Sample struct {
+			FromDistance int     `json:"from_class_distance"`
+			MaxRatio     float64 `json:"max_size_ratio"`
+			Classes      []struct {
+				Class     int                `json:"class"`
+				Detection map[string]float64 `json:"detection"`
+			} `json:"classes"`
+		} `json:"sample"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Groups, 4)
@@ -110,9 +118,17 @@ func TestParamsContainment(t *testing.T) {
 	for _, g := range rep.Groups {
 		assert.GreaterOrEqual(t, g.Detection["0.85"], 0.99, "group %d", g.Distance)
 	}
+	assert.Equal(t, len(rep.Groups), rep.Sample.FromDistance, "sampling takes over where the groups end")
+	assert.GreaterOrEqual(t, rep.Sample.MaxRatio, 100.0)
+	require.NotEmpty(t, rep.Sample.Classes)
+	for _, k := range rep.Sample.Classes {
+		assert.GreaterOrEqual(t, k.Detection["0.85"], 0.99, "class %d", k.Class)
+		assert.LessOrEqual(t, k.Detection["0.3"], k.Detection["0.85"], "class %d", k.Class)
+	}
 	text, err := run(t, params, "--measure", "containment")
 	require.NoError(t, err)
 	assert.Contains(t, text, "under 8.0 times the smaller is always in a group")
+	assert.Contains(t, text, "up to a size ratio of 128.0")
 
 	_, err = run(t, params, "--measure", "cosine")
 	assert.Equal(t, 2, exitCode(err))

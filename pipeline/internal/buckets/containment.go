@@ -12,6 +12,9 @@ import (
 // has no partner in the band's groups (all the bucket's other documents are of its
 // own class in a one-row band, say) is no candidate there, however full the bucket.
 func meeting(s *lsh.ContainmentScheme, bucket []elem.BandEntry) []elem.BandEntry {
+	if lsh.IsSample(bucket[0].Key) {
+		return sampleMeeting(s, bucket)
+	}
 	var count [lsh.Classes]int
 	for _, e := range bucket {
 		count[lsh.Class(e.Key)]++
@@ -24,6 +27,25 @@ func meeting(s *lsh.ContainmentScheme, bucket []elem.BandEntry) []elem.BandEntry
 				out = append(out, e)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// sampleMeeting is meeting for a bucket of sample keys, which are in key order.
+func sampleMeeting(s *lsh.ContainmentScheme, bucket []elem.BandEntry) []elem.BandEntry {
+	if len(bucket) < 2 {
+		return bucket
+	}
+	keys := make([]uint64, len(bucket))
+	for i, e := range bucket {
+		keys[i] = e.Key
+	}
+	key := func(j int) uint64 { return keys[j] }
+	out := bucket[:0]
+	for i, e := range bucket {
+		if s.SampleMeetsAny(len(keys), key, i) {
+			out = append(out, e)
 		}
 	}
 	return out

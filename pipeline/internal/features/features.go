@@ -193,7 +193,7 @@ func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer,
 	r.shingleNanos = int64(signStart.Sub(start))
 	signer.SignInto(sig, hashes)
 	if contain != nil {
-		r.bandKeys = contain.AppendKeys(nil, sig, len(hashes))
+		r.bandKeys = contain.AppendSampleKeys(contain.AppendKeys(nil, sig, len(hashes)), hashes)
 		r.minhashNanos = int64(time.Since(signStart))
 		return r
 	}
