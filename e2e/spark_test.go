@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -69,9 +70,16 @@ func startSpark(t *testing.T, home string) *engine {
 			"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--webui-port", "0")
 	})
 	masterURL := "spark://" + master.addr
+	// Each worker's local directory (its executors' shuffle files and fetched classpath)
+	// is a temporary directory of the test's: the workers are killed when the test ends
+	// and never remove it, and Spark's default is /tmp.
+	var local, work []string
 	for i := 0; i < sparkWorkers; i++ {
-		work := t.TempDir()
-		startServerEnv(t, "spark-worker", "java", env, func(port int) []string {
+		local, work = append(local, t.TempDir()), append(work, t.TempDir())
+	}
+	for i := 0; i < sparkWorkers; i++ {
+		work := work[i]
+		startServerEnv(t, "spark-worker", "java", append(env, "SPARK_LOCAL_DIRS="+local[i]), func(port int) []string {
 			return java([]string{"-Xmx256m"}, sparkCP, "org.apache.spark.deploy.worker.Worker",
 				"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--webui-port", "0",
 				"--cores", "1", "--memory", "2g", "--work-dir", work, masterURL)
@@ -95,5 +103,47 @@ func startSpark(t *testing.T, home string) *engine {
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
 			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
 	})
+	// Registered after the servers, so run while the executors do.
+	t.Cleanup(func() { sparkDirsLeft(t, local, work) })
 	return &engine{name: "spark", server: srv, artifacts: artifacts}
+}
+
+// sparkDirsLeft checks that the running executors' local directories
+// (SPARK_EXECUTOR_DIRS, which their worker makes in its SPARK_LOCAL_DIRS) are under the
+// workers' local dirs and nowhere else; one elsewhere is removed. An executor is a
+// process whose working directory is under a worker's work directory.
+func sparkDirsLeft(t *testing.T, local, work []string) {
+	t.Helper()
+	under := func(path string, roots []string) bool {
+		for _, r := range roots {
+			if strings.HasPrefix(path, r+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	var dirs []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if cwd, err := os.Readlink(filepath.Join(p, "cwd")); err != nil || !under(cwd, work) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join(p, "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "SPARK_EXECUTOR_DIRS="); ok {
+				dirs = append(dirs, filepath.SplitList(v)...)
+			}
+		}
+	}
+	if t.Failed() && len(dirs) == 0 {
+		return // the cluster may not have run an executor
+	}
+	require.NotEmpty(t, dirs, "no executor runs in the work directories %v", work)
+	for _, dir := range dirs {
+		root := filepath.Dir(dir) // the worker's spark-*, which a killed worker leaves
+		if !assert.True(t, under(dir, local), "an executor's local directory %s is outside the workers' SPARK_LOCAL_DIRS %v", dir, local) &&
+			strings.HasPrefix(filepath.Base(dir), "executor-") && strings.HasPrefix(filepath.Base(root), "spark-") {
+			_ = os.RemoveAll(root)
+		}
+	}
 }
