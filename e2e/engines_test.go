@@ -42,6 +42,9 @@ type engine struct {
 	// engine left holding a failed job's slots would hang every later one until its
 	// timeout, and the package's.
 	failed string
+	// sparkLocal and sparkWork are a Spark cluster's workers' SPARK_LOCAL_DIRS and work
+	// directories.
+	sparkLocal, sparkWork []string
 }
 
 // engineHome returns the directory `.ci/engines.sh fetch name` prints: the engine's pinned,

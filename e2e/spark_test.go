@@ -16,8 +16,23 @@ import (
 // standalone Spark cluster on loopback (a master and two workers of one core each, all
 // separate JVMs), its SDK workers separate processes started by the Spark executors.
 func TestSparkMatchesEmbedded(t *testing.T) {
+	runEngineMatrix(t, sparkEngine(t, false))
+}
+
+// TestSparkWorkerLostSDKWorker kills one SDK worker of a Spark job while it runs: Spark
+// retries the failed tasks on the other executor and every output, stats.json's counts
+// included, equals the embedded run's.
+func TestSparkWorkerLostSDKWorker(t *testing.T) {
+	workerLost(t, sparkEngine(t, true))
+}
+
+// sparkEngine returns the Spark cluster and job server the Spark tests share; with last,
+// they stop when t ends.
+func sparkEngine(t *testing.T, last bool) *engine {
 	home := engineHome(t, "spark")
-	runEngineMatrix(t, startSpark(t, home))
+	e := sharedEngine(t, "spark", last, func(tb testing.TB) *engine { return startSpark(tb, home) })
+	t.Cleanup(func() { sparkDirsLeft(t, e.sparkLocal, e.sparkWork) })
+	return e
 }
 
 // sparkJavaOptions opens the JDK internals Spark 3.2 reaches into, which Java 17 closes
@@ -51,7 +66,7 @@ const sparkWorkers = 2
 
 // startSpark starts a standalone Spark cluster and the Spark job server of home (see
 // .ci/engines.sh) submitting to it.
-func startSpark(t *testing.T, home string) *engine {
+func startSpark(t testing.TB, home string) *engine {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "classpath"))
 	require.NoError(t, err)
@@ -74,26 +89,19 @@ func startSpark(t *testing.T, home string) *engine {
 	// is a temporary directory of the test's: the workers are killed when the test ends
 	// and never remove it, and Spark's default is /tmp.
 	var local, work []string
+	var specs []serverSpec
 	for i := 0; i < sparkWorkers; i++ {
 		local, work = append(local, t.TempDir()), append(work, t.TempDir())
-	}
-	for i := 0; i < sparkWorkers; i++ {
 		work := work[i]
-		startServerEnv(t, "spark-worker", "java", append(env, "SPARK_LOCAL_DIRS="+local[i]), func(port int) []string {
+		specs = append(specs, serverSpec{"spark-worker", "java", append(env, "SPARK_LOCAL_DIRS="+local[i]), func(port int) []string {
 			return java([]string{"-Xmx256m"}, sparkCP, "org.apache.spark.deploy.worker.Worker",
 				"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--webui-port", "0",
 				"--cores", "1", "--memory", "2g", "--work-dir", work, masterURL)
-		})
+		}})
 	}
-	deadline := time.Now().Add(startTimeout)
-	for strings.Count(master.log(t), "Registering worker") < sparkWorkers {
-		require.True(t, time.Now().Before(deadline), "Spark workers did not register with the master:\n%s", master.log(t))
-		time.Sleep(200 * time.Millisecond)
-	}
-
 	tmp := t.TempDir()
 	artifacts := filepath.Join(tmp, "artifacts")
-	srv := startServerEnv(t, "spark-job-server", "java", env, func(port int) []string {
+	specs = append(specs, serverSpec{"spark-job-server", "java", env, func(port int) []string {
 		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
 		// that its executors start, and fetch the job server's classpath, once.
@@ -102,10 +110,14 @@ func startSpark(t *testing.T, home string) *engine {
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
 			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
-	})
-	// Registered after the servers, so run while the executors do.
-	t.Cleanup(func() { sparkDirsLeft(t, local, work) })
-	return &engine{name: "spark", server: srv, artifacts: artifacts}
+	}})
+	servers := startServers(t, specs...) // the workers and the job server side by side
+	deadline := time.Now().Add(startTimeout)
+	for strings.Count(master.log(t), "Registering worker") < sparkWorkers {
+		require.True(t, time.Now().Before(deadline), "Spark workers did not register with the master:\n%s", master.log(t))
+		time.Sleep(200 * time.Millisecond)
+	}
+	return &engine{name: "spark", server: servers[len(servers)-1], artifacts: artifacts, sparkLocal: local, sparkWork: work}
 }
 
 // sparkDirsLeft checks that the running executors' local directories
