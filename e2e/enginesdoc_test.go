@@ -9,8 +9,9 @@ package e2e
 //
 // Blocks of one GROUP run in the order of the page, as the subtest TestEnginesDoc/GROUP,
 // each in its own `bash -euo pipefail` from the repository root, after the blocks of the
-// group "all" (which are run first for every group). A new group (a new section, say
-// "flink-session") is picked up without a change here; the groups "flink" and "spark"
+// group "all" (which are run first for every group); the groups run side by side, each
+// with ports and directories of its own (the placeholders). A new group (a new section,
+// say "flink-session") is picked up without a change here; the groups "flink" and "spark"
 // must be there. KIND is one of:
 //
 //   - vars: placeholders, one `NAME=VALUE` a line (a `# comment` may follow). The test
@@ -116,6 +117,8 @@ func TestEnginesDoc(t *testing.T) {
 			continue
 		}
 		t.Run(g, func(t *testing.T) {
+			// The groups' daemons start and run side by side.
+			t.Parallel()
 			engineHome(t, strings.SplitN(g, "-", 2)[0]) // skips without Java; fetches the classpath
 			runDocGroup(t, append(append([]docBlock{}, groups["all"]...), blocks...))
 		})

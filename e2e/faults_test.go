@@ -17,21 +17,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// TestFlinkWorkerLostSDKWorker kills one SDK worker of a Flink job while it runs: the job
-// restarts what failed (the restart strategy of the job server's flink-conf.yaml, as
-// docs/engines.md sets it) and every output, stats.json's counts included, equals the
-// embedded run's.
-func TestFlinkWorkerLostSDKWorker(t *testing.T) {
-	workerLost(t, startFlink(t, engineHome(t, "flink")))
-}
-
-// TestSparkWorkerLostSDKWorker kills one SDK worker of a Spark job while it runs: Spark
-// retries the failed tasks on the other executor and every output, stats.json's counts
-// included, equals the embedded run's.
-func TestSparkWorkerLostSDKWorker(t *testing.T) {
-	workerLost(t, startSpark(t, engineHome(t, "spark")))
-}
-
+// workerLost kills one SDK worker of a job on e, the busiest, while it runs, and checks
+// that every output, stats.json's counts included, equals the embedded run's.
 func workerLost(t *testing.T, e *engine) {
 	dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}

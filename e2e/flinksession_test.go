@@ -28,16 +28,17 @@ func TestFlinkSessionMatchesEmbedded(t *testing.T) {
 	assert.Contains(t, string(doc), fmt.Sprintf(flinkSessionConf, 6123, 8081, flinkSessionSlots, flinkSessionSlots), "docs/engines.md: the session cluster's configuration")
 	assert.Contains(t, string(doc), strings.Join(flinkTaskManagerJVM, " "), "docs/engines.md: the TaskManagers' JVM flags")
 	assert.Contains(t, string(doc), strings.Join(flinkOpens, " "), "docs/engines.md: the packages opened to Flink's JVMs")
-	runEngineMatrix(t, startFlinkSession(t, home).engine, "generated", "s3")
+	runEngineMatrix(t, flinkSessionEngine(t, home, false).engine, "generated", "s3")
 }
 
 // TestFlinkSessionWorkerLostTaskManager kills a TaskManager of a Flink session cluster,
 // with the SDK workers it started (its process group: a lost machine), while it runs a
 // job: the job restarts on the TaskManager left, under the restart strategy of the
-// cluster's configuration, and every output, stats.json's counts included, equals the
-// embedded run's.
+// cluster's configuration, every output, stats.json's counts included, equals the
+// embedded run's, and no SDK worker outlives the job (the TaskManager left keeps the
+// restarted attempt's; neardup's boot ends them).
 func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
-	fs := startFlinkSession(t, engineHome(t, "flink"))
+	fs := flinkSessionEngine(t, engineHome(t, "flink"), true) // unfit for another test after
 	dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}
 	want := embeddedRun(t, nil, flags...)
@@ -48,7 +49,6 @@ func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
 	require.Contains(t, fs.taskManagers, tm, "SDK worker %d was not started by a TaskManager", worker)
 	require.NoError(t, syscall.Kill(-tm, syscall.SIGKILL))
 	t.Logf("killed TaskManager %d (and its SDK workers) of job %s", tm, j.name)
-	j.lingerKnown = true
 	j.wait(t)
 	assertSameFiles(t, want, readTree(t, out))
 	assert.Contains(t, fs.jobManager.log(t), "switched from state RUNNING to RESTARTING", "the job did not restart")
@@ -60,6 +60,7 @@ type flinkSession struct {
 	*engine
 	jobManager   *server
 	taskManagers map[int]bool // their pids, each its process group's
+	daemons      []*server    // the JobManager, the TaskManagers and the job server
 }
 
 // flinkSessionTaskManagers is the number of TaskManagers, of flinkSessionSlots slots each:
@@ -129,10 +130,24 @@ func flinkJVM(jvm ...string) []string {
 // metaspace (Flink's start scripts derive the same flags).
 var flinkTaskManagerJVM = []string{"-Xms320m", "-Xmx320m", "-XX:MaxDirectMemorySize=448m", "-XX:MaxMetaspaceSize=384m"}
 
+// flinkSessionEngine returns the session cluster the FlinkSession tests share; with last,
+// it stops when t ends. If t fails, the cluster's logs are logged.
+func flinkSessionEngine(t *testing.T, home string, last bool) *flinkSession {
+	fs := sharedEngine(t, "flink-session", last, func(tb testing.TB) *flinkSession { return startFlinkSession(tb, home) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, s := range fs.daemons {
+				t.Logf("%s, last lines:\n%s", filepath.Base(s.logPath), lastLines(withoutClasspath(s.log(t)), 40))
+			}
+		}
+	})
+	return fs
+}
+
 // startFlinkSession starts a Flink session cluster of the classpath in home on loopback
 // (a JobManager and flinkSessionTaskManagers TaskManagers, each a JVM in a process group
 // of its own, killed when the test ends) and a job server submitting to it.
-func startFlinkSession(t *testing.T, home string) *flinkSession {
+func startFlinkSession(t testing.TB, home string) *flinkSession {
 	t.Helper()
 	cp := flinkClasspath(t, home)
 	conf := t.TempDir()
@@ -142,30 +157,26 @@ func startFlinkSession(t *testing.T, home string) *flinkSession {
 		return append(flinkJVM("-Xmx512m", "-Djava.io.tmpdir="+t.TempDir(), "-cp", cp),
 			"org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", "--configDir", conf)
 	})
-	fs := &flinkSession{jobManager: jm, taskManagers: map[int]bool{}}
-	var logs []*server
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, s := range append([]*server{jm}, logs...) {
-				t.Logf("%s, last lines:\n%s", filepath.Base(s.logPath), lastLines(withoutClasspath(s.log(t)), 40))
-			}
-		}
-	})
+	// The TaskManagers and the job server start side by side.
+	var specs []serverSpec
 	for i := 0; i < flinkSessionTaskManagers; i++ {
-		tm := startServer(t, "flink-taskmanager", "java", func(rpc int) []string {
+		specs = append(specs, serverSpec{"flink-taskmanager", "java", nil, func(rpc int) []string {
 			return append(flinkJVM(append(flinkTaskManagerJVM, "-Djava.io.tmpdir="+t.TempDir(), "-cp", cp)...),
 				"org.apache.flink.runtime.taskexecutor.TaskManagerRunner", "--configDir", conf,
 				"-Dtaskmanager.rpc.port="+strconv.Itoa(rpc))
-		})
+		}})
+	}
+	js := flinkJobServerSpec(t, home, jm.addr, false)
+	servers := startServers(t, append(specs, js.spec)...)
+	fs := &flinkSession{engine: js.engine(servers[len(servers)-1]), jobManager: jm, taskManagers: map[int]bool{}, daemons: append([]*server{jm}, servers...)}
+	for _, tm := range servers[:flinkSessionTaskManagers] {
 		fs.taskManagers[tm.pid] = true
-		logs = append(logs, tm)
 	}
 	deadline := time.Now().Add(startTimeout)
 	for n := 0; n < flinkSessionTaskManagers; n = registeredTaskManagers(jm.addr) {
 		require.True(t, time.Now().Before(deadline), "the TaskManagers did not register with the JobManager:\n%s", lastLines(jm.log(t), 30))
 		time.Sleep(200 * time.Millisecond)
 	}
-	fs.engine = startFlinkJobServer(t, home, jm.addr, false)
 	return fs
 }
 

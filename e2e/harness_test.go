@@ -60,6 +60,7 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = dir
+	defer stopAllShared()
 	return m.Run()
 }
 
@@ -124,7 +125,7 @@ type server struct {
 }
 
 // log returns what the server has written so far (stdout and stderr).
-func (s *server) log(t *testing.T) string {
+func (s *server) log(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile(s.logPath)
 	require.NoError(t, err)
@@ -134,46 +135,86 @@ func (s *server) log(t *testing.T) string {
 // startServer starts bin with args(port) on a free loopback port and waits until the port
 // accepts connections. Picking a free port and binding it are not atomic, so a server that
 // exits before it accepts (another process took the port) is retried on a new port.
-func startServer(t *testing.T, name, bin string, args func(port int) []string) *server {
+func startServer(t testing.TB, name, bin string, args func(port int) []string) *server {
 	t.Helper()
 	return startServerEnv(t, name, bin, nil, args)
 }
 
 // startServerEnv is startServer with env added to the server's environment.
-func startServerEnv(t *testing.T, name, bin string, env []string, args func(port int) []string) *server {
+func startServerEnv(t testing.TB, name, bin string, env []string, args func(port int) []string) *server {
 	t.Helper()
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port := freePort(t)
-		logPath := filepath.Join(t.TempDir(), name+".log")
-		logFile, err := os.Create(logPath)
-		require.NoError(t, err)
-		cmd := exec.Command(bin, args(port)...)
-		if env != nil {
-			cmd.Env = append(os.Environ(), env...)
-		}
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		require.NoError(t, cmd.Start(), "start %s", name)
-		exited := make(chan struct{})
-		go func() {
-			cmd.Wait()
-			logFile.Close()
-			close(exited)
-		}()
-		t.Cleanup(func() {
-			// Kill only the process group this test started, then reap its leader.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		})
-		s := &server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath, pid: cmd.Process.Pid}
-		if lastErr = waitAccepting(s.addr, exited); lastErr == nil {
-			return s
-		}
-		lastErr = fmt.Errorf("%s on port %d: %w\n%s", name, port, lastErr, s.log(t))
+	return startServers(t, serverSpec{name, bin, env, args})[0]
+}
+
+// serverSpec is a server for startServers: bin run with args(port) and env added to the
+// test's environment.
+type serverSpec struct {
+	name, bin string
+	env       []string
+	args      func(port int) []string
+}
+
+// startServers starts the servers at once and waits until each accepts connections, as
+// startServer does: JVMs that start side by side start sooner than one after another.
+func startServers(t testing.TB, specs ...serverSpec) []*server {
+	t.Helper()
+	servers := make([]*server, len(specs))
+	exited := make([]chan struct{}, len(specs))
+	for i := range specs {
+		servers[i], exited[i] = launchServer(t, specs[i])
 	}
-	require.NoError(t, lastErr)
-	return nil
+	started := make([]bool, len(specs))
+	for attempt := 1; ; attempt++ {
+		var errs []error
+		for i, s := range servers {
+			if started[i] {
+				continue
+			}
+			if err := waitAccepting(s.addr, exited[i]); err != nil {
+				errs = append(errs, fmt.Errorf("%s at %s: %w\n%s", specs[i].name, s.addr, err, s.log(t)))
+				continue
+			}
+			started[i] = true
+		}
+		if len(errs) == 0 {
+			return servers
+		}
+		require.Less(t, attempt, 3, "%v", errors.Join(errs...))
+		for i := range specs {
+			if !started[i] {
+				servers[i], exited[i] = launchServer(t, specs[i])
+			}
+		}
+	}
+}
+
+// launchServer starts spec on a free port, in a process group of its own killed when the
+// test ends, and returns it and a channel closed when it exits.
+func launchServer(t testing.TB, spec serverSpec) (*server, chan struct{}) {
+	t.Helper()
+	port := freePort(t)
+	logPath := filepath.Join(t.TempDir(), spec.name+".log")
+	logFile, err := os.Create(logPath)
+	require.NoError(t, err)
+	cmd := exec.Command(spec.bin, spec.args(port)...)
+	if spec.env != nil {
+		cmd.Env = append(os.Environ(), spec.env...)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start(), "start %s", spec.name)
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		// Kill only the process group this test started, then reap its leader.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	return &server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath, pid: cmd.Process.Pid}, exited
 }
 
 func waitAccepting(addr string, exited <-chan struct{}) error {
@@ -199,7 +240,7 @@ func waitAcceptingWithin(addr string, exited <-chan struct{}, timeout time.Durat
 	return fmt.Errorf("not accepting connections after %v", timeout)
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

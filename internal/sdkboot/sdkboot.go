@@ -12,8 +12,9 @@
 // the worker on its command line, and a fetched binary is removed as soon as the worker
 // runs (it keeps its file until it exits); SIGTERM, SIGINT and SIGHUP end the worker with
 // the boot process (the harness does not exit on its own after its last bundle, and
-// engines release workers with SIGTERM); and the worker is killed if the boot process
-// dies.
+// engines release workers with SIGTERM); the worker is killed if the boot process dies;
+// and on a Flink cluster the worker is ended once the JobManager reports its job over,
+// as a TaskManager may never release it.
 package sdkboot
 
 import (
@@ -160,7 +161,16 @@ func run(e endpoints, stderr io.Writer) (int, error) {
 	// Its own process group, so that the worker and anything it starts end together;
 	// Pdeathsig ends it if this process is killed without a chance to.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return supervise(cmd, func() {
+	// A Flink TaskManager may never release a worker: Beam's Flink runner (2.62) counts
+	// the tasks of a job using its workers, and a task cancelled while it waits for its
+	// worker to connect (a failover) is never counted out. The worker ends with its job.
+	var ended <-chan struct{}
+	if rest, name, ok := flinkJob(info.GetPipelineOptions()); ok {
+		stop := make(chan struct{})
+		defer close(stop)
+		ended = watchFlinkJob(rest, name, flinkJobPoll, stop)
+	}
+	return supervise(cmd, ended, func() {
 		if fetched {
 			// A running program keeps its file; its directory can go at once.
 			_ = os.RemoveAll(filepath.Dir(prog))
@@ -168,9 +178,14 @@ func run(e endpoints, stderr io.Writer) (int, error) {
 	})
 }
 
+// flinkJobPoll is how often a worker on a Flink cluster asks the JobManager whether its
+// job still runs.
+const flinkJobPoll = 5 * time.Second
+
 // supervise starts cmd, calls started (also if the start failed) and waits for it,
-// killing its process group when this process gets SIGTERM, SIGINT or SIGHUP.
-func supervise(cmd *exec.Cmd, started func()) (int, error) {
+// killing its process group when this process gets SIGTERM, SIGINT or SIGHUP, or when
+// ended is closed (the worker's job is over; exit status 0).
+func supervise(cmd *exec.Cmd, ended <-chan struct{}, started func()) (int, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -196,6 +211,10 @@ func supervise(cmd *exec.Cmd, started func()) (int, error) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		return 128 + int(sig.(syscall.Signal)), nil
+	case <-ended:
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return 0, errors.New("its Flink job has ended, and the TaskManager did not release the worker; ended it")
 	}
 }
 
