@@ -17,10 +17,14 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
+// faultDocs is the fault tests' corpus size: large enough that an engine's job keeps its
+// SDK workers busy for seconds on a quiet machine, so that one can be killed mid-bundle.
+const faultDocs = 4 * matrixGenerated
+
 // workerLost kills one SDK worker of a job on e, the busiest, while it runs, and checks
 // that every output, stats.json's counts included, equals the embedded run's.
 func workerLost(t *testing.T, e *engine) {
-	dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
+	dir := fixture(t, "generated-faults", func(dir string) { splitCorpus(t, genCorpus(t, faultDocs, 7), dir, matrixParts) })
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}
 	want := embeddedRun(t, nil, flags...)
 	out := filepath.Join(t.TempDir(), "out")
