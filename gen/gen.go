@@ -12,13 +12,16 @@
 package gen
 
 import (
+	"compress/gzip"
 	"flag"
 	"fmt"
-	"github.com/neardup/neardup/internal/atomicfile"
 	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/neardup/neardup/internal/atomicfile"
 )
 
 // Options configure a corpus. The zero value is not useful: start from Defaults.
@@ -27,7 +30,7 @@ type Options struct {
 	DupFraction float64 // share of the N documents that are planted near-duplicates
 	Seed        uint64
 
-	Output string // corpus path (JSONL: {"id": ..., "text": ...})
+	Output string // corpus path (JSONL: {"id": ..., "text": ...}); .zst or .gz compresses it
 	Truth  string // truth clusters path; "" puts it beside Output as NAME.truth.jsonl
 
 	MinWords, MaxWords, MeanWords int     // length of originals, in words
@@ -69,7 +72,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.N, "n", o.N, "number of documents, planted duplicates included")
 	fs.Float64Var(&o.DupFraction, "dup-fraction", o.DupFraction, "share of documents that are planted near-duplicates, in [0, 1)")
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, "random seed; the same seed and flags give byte-identical files")
-	fs.StringVar(&o.Output, "output", o.Output, "corpus path (JSONL)")
+	fs.StringVar(&o.Output, "output", o.Output, "corpus path (JSONL; a .jsonl.zst or .jsonl.gz name compresses it)")
 	fs.StringVar(&o.Truth, "truth", o.Truth, "planted clusters path (default: beside -output, NAME.truth.jsonl)")
 	fs.IntVar(&o.MinWords, "min-words", o.MinWords, "shortest original, in words")
 	fs.IntVar(&o.MaxWords, "max-words", o.MaxWords, "longest original, in words")
@@ -134,8 +137,25 @@ func (o *Options) TruthPath() string {
 	if o.Truth != "" {
 		return o.Truth
 	}
-	return strings.TrimSuffix(o.Output, ".jsonl") + ".truth.jsonl"
+	base := strings.TrimSuffix(strings.TrimSuffix(o.Output, ".zst"), ".gz")
+	return strings.TrimSuffix(base, ".jsonl") + ".truth.jsonl"
 }
+
+// compressed wraps w in the codec o.Output's extension names; closing it flushes
+// the codec, not w.
+func (o *Options) compressed(w io.Writer) (io.WriteCloser, error) {
+	switch {
+	case strings.HasSuffix(o.Output, ".zst"):
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+	case strings.HasSuffix(o.Output, ".gz"):
+		return gzip.NewWriter(w), nil
+	}
+	return nopCloser{w}, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Summary describes a generated corpus.
 type Summary struct {
@@ -153,12 +173,20 @@ func Run(o Options, log io.Writer) error {
 		return err
 	}
 	var s Summary
-	err := atomicfile.Write(o.Output, func(docs io.Writer) error {
-		return atomicfile.Write(o.TruthPath(), func(truth io.Writer) error {
+	err := atomicfile.Write(o.Output, func(file io.Writer) error {
+		docs, err := o.compressed(file)
+		if err != nil {
+			return err
+		}
+		err = atomicfile.Write(o.TruthPath(), func(truth io.Writer) error {
 			var err error
 			s, err = Generate(o, docs, truth)
 			return err
 		})
+		if cerr := docs.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package gen
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -372,5 +374,35 @@ func TestVocabSamplingFollowsZipf(t *testing.T) {
 	for _, i := range []int{0, 1, 5, 50, 199} {
 		want := draws * (1 / (float64(i) + 2.7)) / sum
 		assert.InDelta(t, want, float64(counts[i]), 5*math.Sqrt(want)+1, "rank %d", i)
+	}
+}
+
+func TestRunCompressesByExtension(t *testing.T) {
+	o := Defaults()
+	o.N, o.Seed = 300, 7
+	want, wantTruth, _ := generate(t, o)
+	for _, ext := range []string{".zst", ".gz"} {
+		dir := t.TempDir()
+		o.Output = filepath.Join(dir, "c.jsonl"+ext)
+		require.NoError(t, Run(o, io.Discard))
+		raw, err := os.ReadFile(o.Output)
+		require.NoError(t, err)
+		var r io.Reader
+		if ext == ".zst" {
+			zr, err := zstd.NewReader(bytes.NewReader(raw))
+			require.NoError(t, err)
+			defer zr.Close()
+			r = zr
+		} else {
+			r, err = gzip.NewReader(bytes.NewReader(raw))
+			require.NoError(t, err)
+		}
+		got, err := io.ReadAll(r)
+		require.NoError(t, err, ext)
+		assert.True(t, bytes.Equal(want, got), "%s: decompressed corpus equals the plain one", ext)
+		assert.Less(t, len(raw), len(got)*3/4, "%s: compressed", ext)
+		gotTruth, err := os.ReadFile(filepath.Join(dir, "c.truth.jsonl"))
+		require.NoError(t, err, "%s: truth beside the corpus, uncompressed", ext)
+		assert.True(t, bytes.Equal(wantTruth, gotTruth))
 	}
 }
