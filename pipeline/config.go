@@ -252,6 +252,9 @@ func (c *Config) checkDedup() error {
 	errs = appendErr(errs, oneOf("--band-spill", c.BandSpill, BandSpillAuto, BandSpillOff))
 	errs = appendErr(errs, oneOf("--layout", c.Layout, LayoutAuto, LayoutSingle, LayoutSharded))
 	errs = appendErr(errs, oneOf("--compress", c.Compress, CompressNone, CompressGzip, CompressZstd))
+	if c.Layout == LayoutSingle && c.Compress != CompressNone {
+		errs = append(errs, fmt.Errorf("--compress %s: compresses the parts of --layout sharded, and --layout single writes one plain file per output: drop one of the two", c.Compress))
+	}
 	if !(c.GiantClusterShare >= 0 && c.GiantClusterShare <= 1) {
 		errs = append(errs, fmt.Errorf("--giant-cluster-share: must be in [0, 1], got %v", c.GiantClusterShare))
 	}

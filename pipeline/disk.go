@@ -25,9 +25,16 @@ import (
 const (
 	spillEntryBytes = 24 + 16 // per band and document, besides the id
 	meanIDBytes     = 16      // an id's bytes, assumed: the sample counts lines, not fields
-	// A compressed or Parquet input's text is assumed to be this many times its size:
-	// a sample's ratio would need a second reader of the compressed stream.
+	// A Parquet input's text is assumed to be this many times its size, and a compressed
+	// input's when its first file's sample cannot be decoded; otherwise the sample's
+	// ratio applies to every compressed input.
 	expansion = 4
+	// Compressed outputs are assumed to shrink the text this many times when no
+	// compressed input measured it: text compresses at least this well at the default
+	// levels of gzip and zstd.
+	outputExpansion = 2
+	// The stored bytes of the first compressed input that measure its ratio.
+	expansionSample = 8 << 20
 	// The share of the estimate kept free besides it: file systems slow down and other
 	// processes write too when a disk is nearly full.
 	diskMargin = 1.1
@@ -45,6 +52,7 @@ type inputSize struct {
 	total, text int64
 	plain       bool
 	meanRecord  float64 // bytes per record of a sample of the first input; 0 if none
+	compressed  float64 // text per stored byte of the first compressed input; 0 if none
 }
 
 func measureInputs(ctx context.Context, inputs []string, format string) (inputSize, error) {
@@ -56,9 +64,19 @@ func measureInputs(ctx context.Context, inputs []string, format string) (inputSi
 		}
 		sz.total += n
 		ff, _ := source.FileFormat(f, format)
-		if files.Compression(f) != "" || ff == source.FormatParquet {
+		switch {
+		case ff == source.FormatParquet:
 			sz.plain = false
 			n *= expansion
+		case files.Compression(f) != "":
+			sz.plain = false
+			if sz.compressed == 0 {
+				sz.compressed = files.Expansion(ctx, f, expansionSample)
+				if sz.compressed < 1 {
+					sz.compressed = expansion
+				}
+			}
+			n = int64(float64(n) * sz.compressed)
 		}
 		sz.text += n
 	}
@@ -115,8 +133,8 @@ func (pl *plan) diskNeeds(sz inputSize) []diskNeed {
 	}
 	if files.IsLocal(tempDir) {
 		out := float64(sz.text)
-		if pl.cfg.Compress != CompressNone && pl.sharded() {
-			out /= expansion
+		if pl.cfg.Compress != CompressNone {
+			out /= max(outputExpansion, sz.compressed)
 		}
 		needs = append(needs, diskNeed{tempDir, int64(out * diskEstimateScale * diskMargin), "outputs"})
 	}

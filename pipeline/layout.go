@@ -18,9 +18,10 @@ import (
 // workers run in this process (the embedded runner, LOOPBACK), where one file costs
 // nothing; sharded otherwise. In the sharded layout --shards may not exceed the input
 // files: a part holds whole input files, so every part past them would be empty (and a
-// million of them take the job minutes to write).
+// million of them take the job minutes to write). --compress asks for compressed
+// parts, so auto is sharded when it is given.
 func (pl *plan) resolveLayout() error {
-	pl.layout = Layout(layout.Resolve(string(pl.cfg.Layout), workersInProcess(), true))
+	pl.layout = Layout(layout.Resolve(string(pl.cfg.Layout), workersInProcess() && pl.cfg.Compress == CompressNone, true))
 	pl.shards = pl.cfg.Shards
 	files := max(1, len(pl.inputs))
 	if pl.shards == 0 {

@@ -324,6 +324,7 @@ func TestValidateRejectsBadFlags(t *testing.T) {
 		"--ngram":       func(c *Config) { c.Shingle.N = 0 },
 		"--num-perm 16": func(c *Config) { c.LSH, c.NumPerm, c.Threshold = LSHDatasketch, 16, 0.9 }, // datasketch: b < 2
 		"--lsh":         func(c *Config) { c.LSH = "fast" },
+		"--compress":    func(c *Config) { c.Layout, c.Compress = LayoutSingle, CompressZstd },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := seedConfig(t)

@@ -57,3 +57,17 @@ func TestShardedPartCount(t *testing.T) {
 	entries, _ := os.ReadDir(cfg.Output)
 	assert.Empty(t, entries)
 }
+
+// TestCompressMakesAutoSharded: --compress on the embedded runner, where auto would be
+// the single layout's plain files, writes compressed parts instead of ignoring the flag.
+func TestCompressMakesAutoSharded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Output, cfg.Compress = []string{genCorpus(t, 200, 5)}, t.TempDir(), CompressZstd
+	st, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Positive(t, st.Counts["kept"])
+	_, err = os.Stat(filepath.Join(cfg.Output, "kept", "part-00000-of-00001.jsonl.zst"))
+	require.NoError(t, err, "kept's part is zstd-compressed")
+	_, err = os.Stat(filepath.Join(cfg.Output, "kept.jsonl"))
+	assert.True(t, os.IsNotExist(err), "no plain kept.jsonl beside the parts")
+}

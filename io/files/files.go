@@ -11,6 +11,7 @@ package files
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -523,4 +524,42 @@ func OpenRaw(ctx context.Context, path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return &readCloser{path: path, r: raw, closers: []io.Closer{raw, fs}}, nil
+}
+
+// Expansion is how many times larger path's text is than its stored bytes, measured on
+// its first sample stored bytes: 1 for an uncompressed file, 0 when the sample cannot be
+// read or decompresses to nothing.
+func Expansion(ctx context.Context, path string, sample int64) float64 {
+	codec := Compression(path)
+	if codec == "" {
+		return 1
+	}
+	raw, err := OpenRaw(ctx, path)
+	if err != nil {
+		return 0
+	}
+	defer raw.Close()
+	stored, err := io.ReadAll(io.LimitReader(raw, sample))
+	if err != nil || len(stored) == 0 {
+		return 0
+	}
+	var text io.Reader
+	switch codec {
+	case "gzip":
+		zr, err := kgzip.NewReader(bytes.NewReader(stored))
+		if err != nil {
+			return 0
+		}
+		text = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(stored), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return 0
+		}
+		defer zr.Close()
+		text = zr
+	}
+	// The sample ends inside a block: what decoded before that is the measure.
+	n, _ := io.Copy(io.Discard, text)
+	return float64(n) / float64(len(stored))
 }

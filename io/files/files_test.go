@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -374,4 +375,36 @@ func TestMisnamedCompressedFileNamesItsFormat(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, data, got)
 	}
+}
+
+// TestExpansionMeasuresTheSample: the ratio of text to stored bytes of a compressed
+// file, measured whole and on a sample that ends inside the stream; 1 for a plain file,
+// 0 for a file that does not decode.
+func TestExpansionMeasuresTheSample(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var want bytes.Buffer
+	rng := rand.New(rand.NewPCG(1, 2))
+	for want.Len() < 4<<20 {
+		fmt.Fprintf(&want, "{\"id\": %d, \"text\": \"w%d w%d w%d\"}\n", want.Len(), rng.IntN(5000), rng.IntN(5000), rng.IntN(5000))
+	}
+	for _, name := range []string{"a.jsonl.gz", "b.jsonl.zst"} {
+		path := filepath.Join(dir, name)
+		w, err := Create(ctx, path)
+		require.NoError(t, err)
+		_, err = w.Write(want.Bytes())
+		require.NoError(t, err)
+		require.NoError(t, w.Close())
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		exact := float64(want.Len()) / float64(st.Size())
+		assert.InDelta(t, exact, Expansion(ctx, path, st.Size()), exact*0.001, name)
+		assert.InDelta(t, exact, Expansion(ctx, path, st.Size()/3), exact*0.1, "%s: a third of the file", name)
+	}
+	plain := filepath.Join(dir, "c.jsonl")
+	require.NoError(t, os.WriteFile(plain, want.Bytes(), 0o644))
+	assert.Equal(t, 1.0, Expansion(ctx, plain, 1<<20))
+	bad := filepath.Join(dir, "d.jsonl.zst")
+	require.NoError(t, os.WriteFile(bad, want.Bytes(), 0o644))
+	assert.Equal(t, 0.0, Expansion(ctx, bad, 1<<20))
 }
