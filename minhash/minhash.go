@@ -116,6 +116,15 @@ func (h HashFunc) Sum64(b []byte) uint64 {
 	panic(fmt.Sprintf("minhash: unknown hash function %q", string(h)))
 }
 
+// Func is Sum64 as a function value that goes straight to the hash: the method value
+// h.Sum64 compares h's name on every call, a cost on every shingle of every document.
+func (h HashFunc) Func() func([]byte) uint64 {
+	if h == XXHash {
+		return xxhash.Sum64
+	}
+	return h.Sum64
+}
+
 // Fmix32 is MurmurHash3's 32-bit finalizer (datasketch's _fmix for uint32).
 func Fmix32(h uint32) uint32 {
 	h ^= h >> 16

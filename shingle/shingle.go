@@ -15,8 +15,9 @@
 package shingle
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -255,10 +256,7 @@ func appendWordHashes(dst []uint64, norm string, n int, sum func([]byte) uint64)
 	}
 	next, words, slot := 0, 0, 0 // next is where the next word starts; slot its ring slot
 	for next <= len(b) {
-		end := len(b)
-		if j := bytes.IndexByte(b[next:], ' '); j >= 0 {
-			end = next + j
-		}
+		end := indexSpace(b, next)
 		starts[slot] = next
 		if slot++; slot == n {
 			slot = 0
@@ -273,6 +271,27 @@ func appendWordHashes(dst []uint64, norm string, n int, sum func([]byte) uint64)
 		dst = append(dst, sum(b)) // fewer than n words: the whole text is the one shingle
 	}
 	return dst
+}
+
+// indexSpace returns the index of the first space in b at or after i, or len(b). It
+// tests eight bytes at a time in registers: words are a few bytes long, and a call to
+// bytes.IndexByte per word costs more than the search itself.
+func indexSpace(b []byte, i int) int {
+	const ones, highs, spaces = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ spaces // a space becomes a zero byte
+		// The lowest marked byte is the first zero byte exactly (a borrow only marks
+		// bytes above it).
+		if m := (x - ones) &^ x & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == ' ' {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // SetHash returns a 64-bit fingerprint of a shingle-hash set given in any order, each

@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -316,13 +317,37 @@ func BenchmarkHashesOnly200Words(b *testing.B) {
 }
 
 // BenchmarkAppendHashes200Words is the featurizing pass's use: hashes in document order,
-// through the method value the pipeline passes (minhash.HashFunc.Sum64).
+// through the function the pipeline passes (minhash.HashFunc.Func).
 func BenchmarkAppendHashes200Words(b *testing.B) {
 	n := normalize.Text(doc200(), normalize.Options{})
-	sum := minhash.XXHash.Sum64
+	sum := minhash.XXHash.Func()
 	var dst []uint64
 	b.SetBytes(int64(len(n)))
 	for b.Loop() {
 		dst = AppendHashes(dst[:0], n, words(5), sum)
+	}
+}
+
+// TestIndexSpaceIsIndexByte checks the word-at-a-time search against bytes.IndexByte at
+// every start of texts with spaces at every position of an eight-byte word, next to
+// bytes whose value differs from a space's by one bit or by a borrow (0x00, 0x1f, 0x21,
+// 0xa0, 0xff), which a wrong mask would mistake for one.
+func TestIndexSpaceIsIndexByte(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	alphabet := []byte{' ', ' ', 'a', 'Z', 0x00, 0x1f, 0x21, 0xa0, 0xff, 0x80, 0x01}
+	for n := range 40 {
+		for range 200 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+			for from := 0; from <= n; from++ {
+				want := n
+				if j := bytes.IndexByte(b[from:], ' '); j >= 0 {
+					want = from + j
+				}
+				require.Equal(t, want, indexSpace(b, from), "%q from %d", b, from)
+			}
+		}
 	}
 }

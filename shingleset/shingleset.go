@@ -93,5 +93,5 @@ func (c Config) Shingler() (*Shingler, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Sum64, maxShingles: c.MaxShingles}, nil
+	return &Shingler{opts: opts, norm: normalize.Options{StripPunct: c.StripPunct}, sum: h.Func(), maxShingles: c.MaxShingles}, nil
 }
