@@ -22,6 +22,36 @@ import (
 //
 // Sets must be ascending and duplicate-free. Pairs are reported in no fixed order.
 func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compared int64) {
+	return join(sets, t, nil, pair)
+}
+
+// JoinGroups is Join over the union of several groups of sets, reporting only the pairs
+// of sets that share a group: exactly the pairs that a Join of each group alone reports,
+// each once. groups[i] lists the groups of set i, ascending. Sets that recur in many
+// groups (a document in many LSH buckets) are ranked and compared once, not once per
+// group, and the prefix filter holds for any one order of the tokens, here their rarity
+// over the union.
+func JoinGroups(sets [][]uint64, groups [][]int32, t float64, pair func(i, j int, sim float64)) (compared int64) {
+	return join(sets, t, func(i, j int) bool { return shareAny(groups[i], groups[j]) }, pair)
+}
+
+// shareAny reports whether two ascending lists share an element.
+func shareAny(a, b []int32) bool {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			a = a[1:]
+		case a[0] > b[0]:
+			b = b[1:]
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// join is Join comparing only the pairs admit admits (all when admit is nil).
+func join(sets [][]uint64, t float64, admit func(i, j int) bool, pair func(i, j int, sim float64)) (compared int64) {
 	ranks, postings := rankTokens(sets)
 	stamp := make([]int, len(sets)) // x+1 once y was met for x
 	var empty []int
@@ -40,6 +70,9 @@ func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compare
 					continue
 				}
 				stamp[y] = x + 1
+				if admit != nil && !admit(x, int(y)) {
+					continue
+				}
 				compared++
 				if sim := Of(s, sets[y]); sim >= t {
 					pair(min(x, int(y)), max(x, int(y)), sim)
@@ -49,6 +82,9 @@ func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compare
 	}
 	for i, x := range empty { // two empty sets contain each other (Of)
 		for _, y := range empty[i+1:] {
+			if admit != nil && !admit(x, y) {
+				continue
+			}
 			compared++
 			pair(x, y, 1)
 		}
