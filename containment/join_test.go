@@ -63,12 +63,17 @@ func TestJoinGroupsMatchesEachGroupsJoin(t *testing.T) {
 			Join(sub, th, func(i, j int, sim float64) { want[[2]int{m[i], m[j]}] = sim })
 		}
 		got := map[[2]int]float64{}
-		JoinGroups(sets, groups, th, func(i, j int, sim float64) {
+		total := 0
+		for _, s := range sets {
+			total += len(s)
+		}
+		_, err := JoinGroups(len(sets), total, func(i int) ([]uint64, error) { return slices.Clone(sets[i]), nil }, groups, th, func(i, j int, sim float64) {
 			k := [2]int{i, j}
 			_, twice := got[k]
 			require.False(t, twice, "pair %v reported twice", k)
 			got[k] = sim
 		})
+		require.NoError(t, err)
 		require.NotEmpty(t, want, "t=%v", th)
 		require.Equal(t, want, got, "t=%v", th)
 	}

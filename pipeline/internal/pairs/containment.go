@@ -153,18 +153,26 @@ func (d *decider) joinBuckets(halves []half) error {
 		groups[len(groups)-1] = append(groups[len(groups)-1], of[i])
 	}
 	d.reset(len(ms))
-	sets := make([][]uint64, len(ms))
+	total := 0
 	for i := range ms {
-		var err error
-		if sets[i], err = d.sets.load(&ms[i].half, nil); err != nil {
-			return err
+		total += ms[i].size()
+	}
+	var scratch []uint64
+	load := func(i int) ([]uint64, error) {
+		h, err := d.sets.load(&ms[i].half, scratch)
+		if ms[i].at.file != 0 {
+			scratch = h
 		}
+		return h, err
 	}
 	found := int64(0)
-	compared := containment.JoinGroups(sets, groups, d.f.Threshold, func(i, j int, sim float64) {
+	compared, err := containment.JoinGroups(len(ms), total, load, groups, d.f.Threshold, func(i, j int, sim float64) {
 		found++
-		d.recordContainment(&ms[i], &ms[j], len(sets[i]), len(sets[j]), sim, true)
+		d.recordContainment(&ms[i], &ms[j], ms[i].size(), ms[j].size(), sim, true)
 	})
+	if err != nil {
+		return err
+	}
 	d.counts.candidates += compared
 	d.counts.compared += compared
 	d.counts.falseCandidates += compared - found
