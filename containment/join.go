@@ -22,26 +22,82 @@ import (
 //
 // Sets must be ascending and duplicate-free. Pairs are reported in no fixed order.
 func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compared int64) {
-	ranks, postings := rankTokens(sets)
-	stamp := make([]int, len(sets)) // x+1 once y was met for x
+	total := 0
+	for _, s := range sets {
+		total += len(s)
+	}
+	compared, _ = join(len(sets), total, func(i int) ([]uint64, error) { return sets[i], nil }, t, nil, pair)
+	return compared
+}
+
+// JoinGroups is Join over the union of several groups of sets, reporting only the pairs
+// of sets that share a group: exactly the pairs that a Join of each group alone reports,
+// each once. groups[i] lists the groups of set i, ascending. Sets that recur in many
+// groups (a document in many LSH buckets) are ranked and compared once, not once per
+// group, and the prefix filter holds for any one order of the tokens, here their rarity
+// over the union. The n sets are read one at a time (load(i) is set i, which need not
+// stay valid after the next call) and not held: the pairs are compared on the ranks of
+// their shared tokens; total, their summed sizes, sizes the one array that is held.
+// It returns load's first error.
+func JoinGroups(n, total int, load func(i int) ([]uint64, error), groups [][]int32, t float64, pair func(i, j int, sim float64)) (compared int64, err error) {
+	return join(n, total, load, t, func(i, j int) bool { return shareAny(groups[i], groups[j]) }, pair)
+}
+
+// shareAny reports whether two ascending lists share an element.
+func shareAny(a, b []int32) bool {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			a = a[1:]
+		case a[0] > b[0]:
+			b = b[1:]
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// join is Join over n sets read by load, comparing only the pairs admit admits (all
+// when admit is nil). A token two sets share is shared, so the intersection of their
+// shared tokens' ranks is their intersection: Of without the sets.
+func join(n, total int, load func(i int) ([]uint64, error), t float64, admit func(i, j int) bool, pair func(i, j int, sim float64)) (compared int64, err error) {
+	ranks, postings, sizes, err := rankTokens(n, total, load)
+	if err != nil {
+		return 0, err
+	}
+	of := func(x, y int) float64 {
+		if sizes[x] == 0 || sizes[y] == 0 {
+			if sizes[x] == sizes[y] {
+				return 1
+			}
+			return 0
+		}
+		return float64(intersect(ranks[x], ranks[y])) / float64(min(sizes[x], sizes[y]))
+	}
+	stamp := make([]int, n) // x+1 once y was met for x
 	var empty []int
-	for x, s := range sets {
-		if len(s) == 0 {
+	for x := range n {
+		lx := sizes[x]
+		if lx == 0 {
 			empty = append(empty, x)
 			continue
 		}
 		// 1e-9 keeps a product that lands a hair above an integer from lengthening need.
-		need := int(math.Ceil(t*float64(len(s)) - 1e-9))
+		need := int(math.Ceil(t*float64(lx) - 1e-9))
 		prefix := len(ranks[x]) - need + 1
 		for _, r := range ranks[x][:max(0, min(prefix, len(ranks[x])))] {
 			for _, y := range postings[r] {
-				ly := len(sets[y])
-				if int(y) == x || ly < len(s) || ly == len(s) && int(y) < x || stamp[y] == x+1 {
+				ly := sizes[y]
+				if int(y) == x || ly < lx || ly == lx && int(y) < x || stamp[y] == x+1 {
 					continue
 				}
 				stamp[y] = x + 1
+				if admit != nil && !admit(x, int(y)) {
+					continue
+				}
 				compared++
-				if sim := Of(s, sets[y]); sim >= t {
+				if sim := of(x, int(y)); sim >= t {
 					pair(min(x, int(y)), max(x, int(y)), sim)
 				}
 			}
@@ -49,11 +105,32 @@ func Join(sets [][]uint64, t float64, pair func(i, j int, sim float64)) (compare
 	}
 	for i, x := range empty { // two empty sets contain each other (Of)
 		for _, y := range empty[i+1:] {
+			if admit != nil && !admit(x, y) {
+				continue
+			}
 			compared++
 			pair(x, y, 1)
 		}
 	}
-	return compared
+	return compared, nil
+}
+
+// intersect returns how many elements two ascending lists share.
+func intersect(a, b []int32) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
 }
 
 // occurrence is one token of one set.
@@ -66,13 +143,15 @@ type occurrence struct {
 // by token) and returns, per set, the ranks of its shared tokens, ascending, and per
 // rank the sets that hold the token, ascending. Every occurrence is sorted once by
 // token, so the sets of a token lie together and are their posting list.
-func rankTokens(sets [][]uint64) (ranks, postings [][]int32) {
-	n := 0
-	for _, s := range sets {
-		n += len(s)
-	}
-	occ := make([]occurrence, 0, n)
-	for x, s := range sets {
+func rankTokens(n, total int, load func(i int) ([]uint64, error)) (ranks, postings [][]int32, sizes []int, err error) {
+	sizes = make([]int, n)
+	occ := make([]occurrence, 0, total)
+	for x := range n {
+		s, err := load(x)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sizes[x] = len(s)
 		for _, h := range s {
 			occ = append(occ, occurrence{h, int32(x)})
 		}
@@ -106,7 +185,7 @@ func rankTokens(sets [][]uint64) (ranks, postings [][]int32) {
 		return cmp.Compare(occ[a.start].h, occ[b.start].h)
 	})
 	occ = nil
-	ranks = make([][]int32, len(sets))
+	ranks = make([][]int32, n)
 	postings = make([][]int32, len(shared))
 	for r, tk := range shared {
 		postings[r] = xs[tk.start:tk.end:tk.end]
@@ -114,5 +193,5 @@ func rankTokens(sets [][]uint64) (ranks, postings [][]int32) {
 			ranks[x] = append(ranks[x], int32(r))
 		}
 	}
-	return ranks, postings
+	return ranks, postings, sizes, nil
 }

@@ -13,6 +13,75 @@ import (
 // copies, and compares fewer pairs than all of them.
 func TestJoinMatchesAllPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	sets := boilerplateSets(rng)
+	for _, th := range []float64{0.5, 0.8, 1} {
+		type p struct {
+			i, j int
+			sim  float64
+		}
+		var want, got []p
+		for i := range sets {
+			for j := i + 1; j < len(sets); j++ {
+				if s := Of(sets[i], sets[j]); s >= th {
+					want = append(want, p{i, j, s})
+				}
+			}
+		}
+		compared := Join(sets, th, func(i, j int, sim float64) { got = append(got, p{i, j, sim}) })
+		cmpP := func(a, b p) int { return (a.i-b.i)*len(sets) + a.j - b.j }
+		slices.SortFunc(got, cmpP)
+		require.NotEmpty(t, want, "t=%v", th)
+		require.Equal(t, want, got, "t=%v", th)
+		require.Less(t, compared, int64(len(sets)*(len(sets)-1)/2), "t=%v", th)
+	}
+}
+
+// JoinGroups reports each pair that a Join of some group reports, once, and no other:
+// groups that overlap (a set in several), sets in no group, empty sets.
+func TestJoinGroupsMatchesEachGroupsJoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sets := boilerplateSets(rng)
+	groups := make([][]int32, len(sets))
+	var members [][]int // per group, its sets, ascending
+	for g := range 40 {
+		var m []int
+		for i := range sets {
+			if rng.IntN(8) == 0 {
+				m = append(m, i)
+				groups[i] = append(groups[i], int32(g))
+			}
+		}
+		members = append(members, m)
+	}
+	for _, th := range []float64{0.5, 0.8, 1} {
+		want := map[[2]int]float64{}
+		for _, m := range members {
+			sub := make([][]uint64, len(m))
+			for k, i := range m {
+				sub[k] = sets[i]
+			}
+			Join(sub, th, func(i, j int, sim float64) { want[[2]int{m[i], m[j]}] = sim })
+		}
+		got := map[[2]int]float64{}
+		total := 0
+		for _, s := range sets {
+			total += len(s)
+		}
+		_, err := JoinGroups(len(sets), total, func(i int) ([]uint64, error) { return slices.Clone(sets[i]), nil }, groups, th, func(i, j int, sim float64) {
+			k := [2]int{i, j}
+			_, twice := got[k]
+			require.False(t, twice, "pair %v reported twice", k)
+			got[k] = sim
+		})
+		require.NoError(t, err)
+		require.NotEmpty(t, want, "t=%v", th)
+		require.Equal(t, want, got, "t=%v", th)
+	}
+}
+
+// boilerplateSets returns 300 sets that share a common header (boilerplate), of sizes
+// 0 to 300 times apart, with planted partial copies.
+func boilerplateSets(rng *rand.Rand) [][]uint64 {
 	header := make([]uint64, 40)
 	for i := range header {
 		header[i] = rng.Uint64()
@@ -35,24 +104,5 @@ func TestJoinMatchesAllPairs(t *testing.T) {
 		slices.Sort(s)
 		sets = append(sets, slices.Compact(s))
 	}
-	for _, th := range []float64{0.5, 0.8, 1} {
-		type p struct {
-			i, j int
-			sim  float64
-		}
-		var want, got []p
-		for i := range sets {
-			for j := i + 1; j < len(sets); j++ {
-				if s := Of(sets[i], sets[j]); s >= th {
-					want = append(want, p{i, j, s})
-				}
-			}
-		}
-		compared := Join(sets, th, func(i, j int, sim float64) { got = append(got, p{i, j, sim}) })
-		cmpP := func(a, b p) int { return (a.i-b.i)*len(sets) + a.j - b.j }
-		slices.SortFunc(got, cmpP)
-		require.NotEmpty(t, want, "t=%v", th)
-		require.Equal(t, want, got, "t=%v", th)
-		require.Less(t, compared, int64(len(sets)*(len(sets)-1)/2), "t=%v", th)
-	}
+	return sets
 }

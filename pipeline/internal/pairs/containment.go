@@ -1,6 +1,10 @@
 package pairs
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -63,6 +67,112 @@ func (d *decider) resolveContainment(ms []scored) error {
 		found++
 		d.recordContainment(&ms[i], &ms[j], len(sets[i]), len(sets[j]), sim, true)
 	})
+	d.counts.candidates += compared
+	d.counts.compared += compared
+	d.counts.falseCandidates += compared - found
+	return nil
+}
+
+// containmentPartition is where, under containment, the members of every large bucket
+// meet: a document is in many large buckets, each with another smallest id, and one
+// partition decides them together (resolveContainmentBuckets), loading and ranking its
+// set once for all of them instead of once in each bucket's partition.
+const containmentPartition = 0
+
+// resolveContainmentBuckets decides the large buckets of a partition under
+// containment, from their members' halves sorted by bucket, then id: consecutive
+// buckets whose distinct members' sets fit in the decider's share of memory are
+// decided together (joinBuckets); a bucket too large alone, by resolveContainment.
+func (d *decider) resolveContainmentBuckets(halves []half) error {
+	limit := 2 * d.f.sigLimit / joinBytesPerShingle // shingles held at once
+	seen := map[string]struct{}{}
+	total, from := int64(0), 0
+	for i := 0; i < len(halves); {
+		j, fresh, all := i, int64(0), int64(0)
+		for ; j < len(halves) && halves[j].V == halves[i].V; j++ {
+			n := int64(halves[j].size())
+			all += n
+			if _, ok := seen[halves[j].Node]; !ok {
+				fresh += n
+			}
+		}
+		if total+fresh > limit && from < i {
+			if err := d.joinBuckets(halves[from:i]); err != nil {
+				return err
+			}
+			clear(seen)
+			total, from, fresh = 0, i, all
+		}
+		if fresh > limit { // from == i: the bucket alone
+			if err := d.resolve(halves[i:j]); err != nil {
+				return err
+			}
+			i, from = j, j
+			continue
+		}
+		for _, h := range halves[i:j] {
+			seen[h.Node] = struct{}{}
+		}
+		total += fresh
+		i = j
+	}
+	if from < len(halves) {
+		return d.joinBuckets(halves[from:])
+	}
+	return nil
+}
+
+// joinBuckets decides large buckets under containment, from their members' halves
+// sorted by bucket, then id, with one containment.JoinGroups over their distinct
+// members: a document in many buckets (a licence shared by thousands of files puts it
+// in one per band, each with another smallest id) is loaded, ranked and compared once,
+// not once per bucket, and the pairs decided are exactly those the buckets' own joins
+// (resolveContainment) decide.
+func (d *decider) joinBuckets(halves []half) error {
+	of := make([]int32, len(halves)) // each half's bucket number
+	for i := 1; i < len(halves); i++ {
+		of[i] = of[i-1]
+		if halves[i].V != halves[i-1].V {
+			of[i]++
+		}
+	}
+	byID := make([]int, len(halves)) // halves by member id, then bucket
+	for i := range byID {
+		byID[i] = i
+	}
+	slices.SortFunc(byID, func(a, b int) int {
+		return cmp.Or(strings.Compare(halves[a].Node, halves[b].Node), cmp.Compare(of[a], of[b]))
+	})
+	var ms []scored
+	var groups [][]int32
+	for _, i := range byID {
+		if n := len(ms); n == 0 || ms[n-1].Node != halves[i].Node {
+			ms = append(ms, scored{half: halves[i], sig: -1})
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], of[i])
+	}
+	d.reset(len(ms))
+	total := 0
+	for i := range ms {
+		total += ms[i].size()
+	}
+	var scratch []uint64
+	load := func(i int) ([]uint64, error) {
+		h, err := d.sets.load(&ms[i].half, scratch)
+		if ms[i].at.file != 0 {
+			scratch = h
+		}
+		return h, err
+	}
+	found := int64(0)
+	compared, err := containment.JoinGroups(len(ms), total, load, groups, d.f.Threshold, func(i, j int, sim float64) {
+		found++
+		d.recordContainment(&ms[i], &ms[j], ms[i].size(), ms[j].size(), sim, true)
+	})
+	if err != nil {
+		return err
+	}
 	d.counts.candidates += compared
 	d.counts.compared += compared
 	d.counts.falseCandidates += compared - found

@@ -89,7 +89,7 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options)
 	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions}, candidates), members)
 	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
-		Renamed: o.Renamed, SpillDir: o.SpillDir},
+		Renamed: o.Renamed, SpillDir: o.SpillDir, Containment: o.Containment},
 		elem.Gather[ReadRequest](s, byFile))
 	return beam.ParDo3(s, &checkPairsFn{
 		Scheme: o.Scheme, Seed: o.Seed, NumPerm: o.NumPerm, Mode: o.Mode,
@@ -181,6 +181,8 @@ type rereadFn struct {
 	Partitions int
 	Renamed    map[string]int // files whose ids are renamed: index shards (their index's ordinal), preferred inputs (-1)
 	SpillDir   string
+	// Containment sends every large bucket's members to one partition (containmentPartition).
+	Containment bool
 
 	sh    *shingleset.Shingler
 	spill elem.Spiller
@@ -235,6 +237,9 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			}
 			h := elem.Half{U: r.U, V: r.V, Node: r.Node, Hashes: x.hashes, Length: x.length}
 			p := h.Partition(f.Partitions)
+			if f.Containment && h.IsBucketMember() {
+				p = containmentPartition
+			}
 			if f.spill.Dir != "" {
 				// Encoded straight into the partition's spill buffer: no batch, no
 				// temporary encoding and no copy of it.
@@ -358,14 +363,10 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme), f.sigLimit), decided: decided{near: elem.NewNearBatch()}}
 	i := 0
 	for i < len(halves) && halves[i].IsBucketMember() {
-		j := i + 1
-		for j < len(halves) && halves[j].IsBucketMember() && halves[j].V == halves[i].V {
-			j++
-		}
-		if err := d.resolve(halves[i:j]); err != nil {
-			return decided{err: err}
-		}
-		i = j
+		i++
+	}
+	if err := d.resolveBuckets(halves[:i]); err != nil {
+		return decided{err: err}
 	}
 	for ; i < len(halves); i += 2 {
 		if i+1 >= len(halves) || halves[i].U != halves[i+1].U || halves[i].V != halves[i+1].V {

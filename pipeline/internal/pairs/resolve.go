@@ -4,6 +4,26 @@ import (
 	"github.com/neardup/neardup/candidates"
 )
 
+// resolveBuckets decides the large buckets of a partition from their members' halves,
+// sorted by bucket, then id: bucket by bucket, under containment several at once
+// (resolveContainmentBuckets).
+func (d *decider) resolveBuckets(halves []half) error {
+	if d.f.Containment {
+		return d.resolveContainmentBuckets(halves)
+	}
+	for i := 0; i < len(halves); {
+		j := i + 1
+		for j < len(halves) && halves[j].V == halves[i].V {
+			j++
+		}
+		if err := d.resolve(halves[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
 // resolve decides one large bucket from its members' sets, sorted by id.
 func (d *decider) resolve(members []half) error {
 	ms := make([]scored, len(members))
