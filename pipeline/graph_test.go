@@ -193,7 +193,7 @@ func TestOneKeyGroupsAreFound(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.CC = cluster.Local
 	found := strings.Join(oneKeyGroups(t, graphFor(t, cfg)), "\n")
-	for _, want := range []string{"features.FeaturizeFn", "features.collapseFn", "pairs.checkPairsFn"} {
+	for _, want := range []string{"features.collapseFn", "pairs.checkPairsFn"} {
 		if !strings.Contains(found, "Cluster/CombinePerKey groups under one key ("+"pipeline/internal/"+want+")") {
 			t.Errorf("--cc local: no one-key group of %s reported; found:\n%s", want, found)
 		}

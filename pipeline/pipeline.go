@@ -30,10 +30,10 @@ func (pl *plan) build(s beam.Scope) {
 	fo := pl.featureOptions()
 	signed := against.WithIndexes(s, pl.shardRefs(), fo, features.Sign(s, docs, fo))
 
-	locs, idCheck := features.CheckUniqueIDs(s, signed.Locs)
+	locs := features.CheckUniqueIDs(s, signed.Locs)
 	exactEdges, exactCounts := features.Collapse(s, signed.Sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, idCheck, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
+	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather[elem.Edge](s, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
@@ -41,7 +41,11 @@ func (pl *plan) build(s beam.Scope) {
 	if cfg.isContainment() {
 		fates, lines, clusterCounts = cluster.Containment(s, exactEdges, verified, cfg.Partitions)
 	} else {
-		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, exactEdges, verified, signed.Indexed),
+		edges := []beam.PCollection{exactEdges, verified}
+		if signed.Indexed.IsValid() {
+			edges = append(edges, signed.Indexed)
+		}
+		fates, lines, clusterCounts = cluster.Cluster(s, beam.Flatten(s, edges...),
 			cluster.Options{CC: string(pl.cc), Rounds: cfg.CCRounds, Partitions: cfg.Partitions, Keep: string(cfg.Keep)})
 	}
 	if cluster.IsKeepField(string(cfg.Keep)) {

@@ -55,9 +55,6 @@ func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, in features.
 		Bands: beam.Flatten(s, in.Bands, out[2]), Indexed: in.Indexed, Counts: beam.Flatten(s, in.Counts, out[3])}
 }
 
-// noEdges receives the edges to looked-up indexes of a featurizing that has none.
-func noEdges(int, elem.EdgeBatch) {}
-
 // preferFn moves the documents of preferred input files into the preferred class.
 type preferFn struct {
 	Files []string
@@ -98,12 +95,12 @@ func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc 
 		n++
 		d := record.Doc{ID: elem.IndexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
 		f.Locate.ProcessElement(d, emitLoc)
-		f.Featurize.ProcessElement(d, emitSet, emitBand, noEdges, emitCount)
+		f.Featurize.ProcessElement(d, emitSet, emitBand, features.NoEdges, emitCount)
 		return nil
 	})
 	// Both batch their output: flush it while this element's emitters are valid.
 	f.Locate.FinishBundle(emitLoc)
-	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, noEdges, emitCount)
+	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, features.NoEdges, emitCount)
 	emitCount(tally.Count{Name: "indexed_documents", N: n})
 	return errors.Join(err, ferr)
 }

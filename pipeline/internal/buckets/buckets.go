@@ -46,15 +46,17 @@ var (
 // partition (all pairs of a bucket of up to cfg.BucketAllPairs distinct sets), and the
 // members of the larger buckets as requests for their shingle sets,
 // PCollection<KV<int, HalfBatch>> by id partition (BucketMember), which Verify resolves
-// bucket by bucket (candidates.Resolve). idCheck, an empty PCollection<KV<int, BandBatch>>
-// (features.CheckUniqueIDs), is grouped with the bands only to be waited for: a side input
-// would wait as well, but Prism's scheduler spins while a stage that reads one runs (see
-// internal/once). Its counts come out as PCollection<tally.Count> (shared_buckets,
-// bucket_edges, large_buckets).
-func Candidates(s beam.Scope, bands, idCheck beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
+// bucket by bucket (candidates.Resolve). Its counts come out as PCollection<tally.Count>
+// (shared_buckets, bucket_edges, large_buckets).
+//
+// The band entries are grouped straight from their producer, with no Flatten before
+// the grouping: Flink's batch translator writes a flattened input once more between
+// tasks. Nothing here waits for features.CheckUniqueIDs: bucketing cannot go wrong on
+// a duplicate id, and every pair it makes is verified by joining the checked locations.
+func Candidates(s beam.Scope, bands beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("buckets.Candidates")
 	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment},
-		beam.CombinePerKey(s, appendBandEntries, beam.Flatten(s, bands, idCheck)))
+		beam.CombinePerKey(s, appendBandEntries, bands))
 }
 
 // bucketFn turns each LSH bucket of a band partition into candidate edges. Of several

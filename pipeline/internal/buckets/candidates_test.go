@@ -20,7 +20,6 @@ const testPartitions = 4
 
 func init() {
 	register.Function2x0(bandByKey)
-	register.Function2x0(noBands)
 	register.DoFn3x0[int, elem.EdgeBatch, func(string)](&edgeTextsFn{})
 	register.DoFn3x0[int, elem.HalfBatch, func(string)](&memberTextsFn{})
 }
@@ -30,9 +29,6 @@ func init() {
 func bandByKey(e elem.BandEntry, emit func(int, elem.BandBatch)) {
 	emit(elem.PartOfHash(e.Key, testPartitions), elem.BandBatch{Items: []elem.BandEntry{e}})
 }
-
-// noBands emits nothing: the empty id check that Candidates waits for.
-func noBands(elem.BandEntry, func(int, elem.BandBatch)) {}
 
 // edgeTextsFn writes each candidate edge as "U-V", marked when it is not keyed by the
 // partition of U, where Verify expects it.
@@ -100,8 +96,7 @@ func TestCandidates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			entries := beam.CreateList(s, tc.bands)
-			edges, members, _ := Candidates(s, beam.ParDo(s, bandByKey, entries), beam.ParDo(s, noBands, entries),
-				Options{Partitions: testPartitions, MaxAll: tc.maxAll})
+			edges, members, _ := Candidates(s, beam.ParDo(s, bandByKey, entries), Options{Partitions: testPartitions, MaxAll: tc.maxAll})
 			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), stagetest.Any(tc.edges)...)
 			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), stagetest.Any(tc.members)...)
 			require.NoError(t, ptest.Run(p))

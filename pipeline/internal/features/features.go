@@ -52,7 +52,7 @@ type Signed struct {
 	Sets  beam.PCollection // PCollection<KV<int, elem.SetBatch>>: set fingerprints, by set partition
 	Bands beam.PCollection // PCollection<KV<int, elem.BandBatch>>: band entries, by band-key partition
 	// Indexed is PCollection<KV<int, elem.EdgeBatch>> under key 0: the verified edges to
-	// the documents of the Options.Lookup indexes.
+	// the documents of the Options.Lookup indexes; not valid (IsValid) without them.
 	Indexed beam.PCollection
 	// Counts is PCollection<tally.Count>: shingles, empty_documents, capped_documents,
 	// index_verified_pairs.
@@ -61,11 +61,34 @@ type Signed struct {
 
 // Sign featurizes PCollection<record.Doc> into its locations, set fingerprints, band
 // entries, edges to looked-up indexes and counts (Signed).
+//
+// Without Lookup indexes there is no edges output at all, not an empty one: a portable
+// runner may send every element of a fused stage once to each of its outputs (Flink's
+// batch translator does), so each output costs a pass over the whole stage's output.
 func Sign(s beam.Scope, docs beam.PCollection, o Options) Signed {
 	s = s.Scope("features.Sign")
+	locs := beam.ParDo(s, NewLocate(o), docs)
+	if len(o.Lookup) == 0 {
+		out := beam.ParDoN(s, &signFn{FeaturizeFn: *NewFeaturize(o)}, docs)
+		return Signed{Locs: locs, Sets: out[0], Bands: out[1], Counts: out[2]}
+	}
 	out := beam.ParDoN(s, NewFeaturize(o), docs)
-	return Signed{Locs: beam.ParDo(s, NewLocate(o), docs), Sets: out[0], Bands: out[1], Indexed: out[2], Counts: out[3]}
+	return Signed{Locs: locs, Sets: out[0], Bands: out[1], Indexed: out[2], Counts: out[3]}
 }
+
+// signFn is FeaturizeFn without Lookup indexes, so without the edges output.
+type signFn struct{ FeaturizeFn }
+
+func (f *signFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) {
+	f.FeaturizeFn.ProcessElement(d, emitSet, emitBand, NoEdges, emitCount)
+}
+
+func (f *signFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) error {
+	return f.FeaturizeFn.FinishBundle(ctx, emitSet, emitBand, NoEdges, emitCount)
+}
+
+// NoEdges receives the edges to looked-up indexes of a featurizing that has none.
+func NoEdges(int, elem.EdgeBatch) {}
 
 // NewLocate is the DoFn Sign locates documents with.
 func NewLocate(o Options) *LocateFn { return &LocateFn{Partitions: o.Partitions, SpillDir: o.SpillDir} }
@@ -77,11 +100,12 @@ func NewFeaturize(o Options) *FeaturizeFn {
 }
 
 // CheckUniqueIDs gathers the locations, PCollection<KV<int, elem.LocBatch>>, by id
-// partition and fails the run on a duplicate id. It returns the gathered locations and
-// an empty PCollection<KV<int, elem.BandBatch>> to wait for (see checkUniqueIDs).
-func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked, idCheck beam.PCollection) {
+// partition and fails the run on a duplicate id. It returns the gathered locations,
+// checked: every later stage that meets a document's location reads these, so none
+// gets past a duplicate id.
+func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked beam.PCollection) {
 	s = s.Scope("features.CheckUniqueIDs")
-	return beam.ParDo2(s, checkUniqueIDs, elem.Gather[elem.IDLoc](s, locs))
+	return beam.ParDo(s, checkUniqueIDs, elem.Gather[elem.IDLoc](s, locs))
 }
 
 // Collapse gathers the set fingerprints, PCollection<KV<int, elem.SetBatch>>, by set
@@ -95,8 +119,9 @@ func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollecti
 
 func init() {
 	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
-	register.Function4x1(checkUniqueIDs)
+	register.Function3x1(checkUniqueIDs)
 	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
+	register.DoFn4x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(tally.Count)](&signFn{})
 	register.DoFn4x1[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count), error](&collapseFn{})
 	// Exact-duplicate edges go under one key, for --cc local.
 	onekey.Producer(&FeaturizeFn{}, 2)
@@ -143,12 +168,11 @@ func (f *LocateFn) send(p int, items []elem.IDLoc, emit func(int, elem.LocBatch)
 
 // checkUniqueIDs sorts a partition's locations by id and fails the run when two records
 // share an id: every later stage joins by id, so a duplicate would silently merge two
-// documents. The second output stays empty: buckets.Candidates flattens it into the band entries
-// it groups, so that no bucket, and no candidate pair, exists before this check is done.
+// documents.
 //
 // Spilled locations are read to be checked and passed on as their references, so the
 // runner never holds them; the stages after read them again.
-func checkUniqueIDs(part int, batch elem.LocBatch, emit func(int, elem.LocBatch), _ func(int, elem.BandBatch)) error {
+func checkUniqueIDs(part int, batch elem.LocBatch, emit func(int, elem.LocBatch)) error {
 	locs, err := elem.LocItems(batch)
 	if err != nil {
 		return err
