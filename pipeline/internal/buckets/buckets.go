@@ -17,6 +17,7 @@ import (
 
 	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/internal/hashsort"
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -162,6 +163,8 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 // Under containment (contain set) a bucket holds only the members that meet another.
 func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.ContainmentScheme) bucketed {
 	start := time.Now()
+	held := decodeGate.Acquire(decodedBytes(batch))
+	defer decodeGate.Release(held)
 	entries, err := bandEntries(batch)
 	if err != nil {
 		return bucketed{err: err}
@@ -218,6 +221,17 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.
 	}
 	r.nanos = int64(time.Since(start))
 	return r
+}
+
+// decodeGate bounds the band partitions decoded at once in the process to a quarter of
+// the memory limit together: the runner may run this stage's bundles side by side, each
+// with a pool of its own, and a partition's entries grow with the corpus.
+var decodeGate = memlimit.NewGate(4)
+
+// decodedBytes is about what bandEntries makes of batch: an entry and its id take about
+// four times their encoded bytes once decoded, sorted and compacted.
+func decodedBytes(batch elem.BandBatch) int64 {
+	return 4*int64(elem.SpilledBytes(batch.Spilled)) + 64*int64(len(batch.Items))
 }
 
 // bandEntries returns a partition's band entries: those in the batch and those it has
