@@ -20,10 +20,13 @@ import (
 
 // The estimate's terms. A document spills one band entry per band (a 24-byte key and
 // hashes, its id and framing) plus its share of verification's re-read sets, counted
-// in the framing: 100k generated documents spilled 827 bytes each at 15 bands. The
-// temporary outputs rewrite every record once.
+// in the framing: 100k generated documents spilled 827 bytes each at 15 bands. Those
+// are released as they are read (spill.Release), before the outputs are written; a
+// document's location and set key stay spilled until the end. The temporary outputs
+// rewrite every record once.
 const (
 	spillEntryBytes = 24 + 16 // per band and document, besides the id
+	heldEntryBytes  = 24      // a document's location and set key, besides its id twice
 	meanIDBytes     = 16      // an id's bytes, assumed: the sample counts lines, not fields
 	// A Parquet input's text is assumed to be this many times its size, and a compressed
 	// input's when its first file's sample cannot be decoded; otherwise the sample's
@@ -104,11 +107,13 @@ func sampleLineBytes(ctx context.Context, file string) float64 {
 	return float64(bytes.LastIndexByte(b, '\n')+1) / float64(lines)
 }
 
-// diskNeed is the space one directory must have free.
+// diskNeed is the space one directory must have free, while the stages run (during)
+// or once the outputs are written (atEnd), or both.
 type diskNeed struct {
-	dir   string
-	bytes int64
-	what  string
+	dir           string
+	bytes         int64
+	what          string
+	during, atEnd bool
 }
 
 // diskNeeds estimates what the run writes where: spill files in the spill directory
@@ -129,24 +134,27 @@ func (pl *plan) diskNeeds(sz inputSize) []diskNeed {
 			}
 		}
 		spill := docs * float64(bands) * (spillEntryBytes + meanIDBytes)
-		needs = append(needs, diskNeed{pl.spillDir, int64(spill * diskEstimateScale * diskMargin), "spill files"})
+		held := docs * (heldEntryBytes + 2*meanIDBytes)
+		needs = append(needs,
+			diskNeed{pl.spillDir, int64(spill * diskEstimateScale * diskMargin), "spill files", true, false},
+			diskNeed{pl.spillDir, int64(held * diskEstimateScale * diskMargin), "spilled locations", true, true})
 	}
 	if files.IsLocal(tempDir) {
 		out := float64(sz.text)
 		if pl.cfg.Compress != CompressNone {
 			out /= max(outputExpansion, sz.compressed)
 		}
-		needs = append(needs, diskNeed{tempDir, int64(out * diskEstimateScale * diskMargin), "outputs"})
+		needs = append(needs, diskNeed{tempDir, int64(out * diskEstimateScale * diskMargin), "outputs", false, true})
 	}
 	return needs
 }
 
 // checkDisk refuses the run when a file system cannot hold what it is estimated to
-// write there: needs on one file system add up.
+// write there: needs on one file system add up, within each phase (during, atEnd).
 func checkDisk(needs []diskNeed) error {
 	type fsNeed struct {
-		dirs  []diskNeed
-		bytes int64
+		dirs                 []diskNeed
+		during, atEnd, bytes int64
 	}
 	var order []uint64
 	byDev := map[uint64]*fsNeed{}
@@ -162,8 +170,15 @@ func checkDisk(needs []diskNeed) error {
 			byDev[st.Dev] = f
 			order = append(order, st.Dev)
 		}
-		f.dirs = append(f.dirs, diskNeed{dir, n.bytes, n.what})
-		f.bytes += n.bytes
+		n.dir = dir
+		f.dirs = append(f.dirs, n)
+		if n.during {
+			f.during += n.bytes
+		}
+		if n.atEnd {
+			f.atEnd += n.bytes
+		}
+		f.bytes = max(f.during, f.atEnd)
 	}
 	for _, dev := range order {
 		f := byDev[dev]

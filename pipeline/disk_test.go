@@ -48,19 +48,28 @@ func TestRunTheDiskCannotHoldFailsBeforeThePipeline(t *testing.T) {
 
 // TestCheckDiskReadsStatfs: checkDisk compares with the real free space of the
 // directory's file system: a need of one byte passes, one past the free space fails;
-// two needs on one file system add up.
+// two needs on one file system add up when they are there at once, and do not when the
+// first (spill released while the stages run) is gone before the second (the outputs).
 func TestCheckDiskReadsStatfs(t *testing.T) {
 	dir := t.TempDir()
 	free, err := spilldir.Free(dir)
 	require.NoError(t, err)
-	require.NoError(t, checkDisk([]diskNeed{{dir, 1, "spill files"}}))
-	err = checkDisk([]diskNeed{{dir, int64(free) + 1<<30, "spill files"}})
+	spill := func(n int64) diskNeed { return diskNeed{dir, n, "spill files", true, false} }
+	outputs := func(n int64) diskNeed {
+		return diskNeed{filepath.Join(dir, "not-yet", "made"), n, "outputs", false, true}
+	}
+	require.NoError(t, checkDisk([]diskNeed{spill(1)}))
+	err = checkDisk([]diskNeed{spill(int64(free) + 1<<30)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), dir)
 	half := int64(free/2) + 1<<29
-	require.NoError(t, checkDisk([]diskNeed{{dir, half, "spill files"}}))
-	err = checkDisk([]diskNeed{{dir, half, "spill files"}, {filepath.Join(dir, "not-yet", "made"), half, "outputs"}})
-	require.Error(t, err, "two needs on one file system must add up")
+	require.NoError(t, checkDisk([]diskNeed{spill(half)}))
+	require.NoError(t, checkDisk([]diskNeed{spill(half), outputs(half)}),
+		"spill released before the outputs are written must not add to them")
+	held := spill(half)
+	held.atEnd = true
+	err = checkDisk([]diskNeed{held, outputs(half)})
+	require.Error(t, err, "two needs on one file system at once must add up")
 	assert.Contains(t, err.Error(), "outputs in "+dir)
 }
 

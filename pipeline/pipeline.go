@@ -33,7 +33,7 @@ func (pl *plan) build(s beam.Scope) {
 	locs := features.CheckUniqueIDs(s, signed.Locs)
 	exactEdges, exactCounts := features.Collapse(s, signed.Sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment})
+	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment, SpillDir: pl.spillDir})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather[elem.Edge](s, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestBandSpillMatchesTheRunnersShuffle runs a generated corpus with the band entries,
-// set keys, locations and verification halves spilled to local files (the default on
+// set keys, locations, candidate edges, read requests and verification halves spilled to local files (the default on
 // the embedded runner) and through the runner's shuffle: every output must be
 // byte-identical, and the spilled run must really have spilled each kind, into the
 // run's temporary directory.
@@ -57,6 +57,9 @@ func TestBandSpillMatchesTheRunnersShuffle(t *testing.T) {
 	assert.Positive(t, kinds["halves"], "no verification halves were spilled")
 	assert.Positive(t, kinds["locs"], "no locations were spilled")
 	assert.Positive(t, kinds["sets"], "no set keys were spilled")
+	assert.Positive(t, kinds["edges"], "no candidate edges were spilled")
+	assert.Positive(t, kinds["requests"], "no set requests were spilled")
+	assert.Positive(t, kinds["reads"], "no read requests were spilled")
 	for d := range dirs {
 		assert.NoDirExists(t, d, "the spill directory outlived the run")
 		assert.True(t, strings.HasSuffix(d, "spill"))

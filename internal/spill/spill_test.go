@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -295,5 +296,50 @@ func TestScanOffsetsPointAtTheRecords(t *testing.T) {
 		if n != 750 {
 			t.Fatalf("%d records, want 750", n)
 		}
+	}
+}
+
+// TestReleaseFreesTheDiskSpace writes a partition large enough to span many blocks,
+// releases it, and checks that the file's allocated blocks shrank while its size and the
+// other partition's records stayed.
+func TestReleaseFreesTheDiskSpace(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Release frees space on Linux only")
+	}
+	w, err := NewWriter(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte{7}, 60<<10)
+	for range 64 {
+		if err := w.Append(0, big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Append(1, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := func() (int64, int64) {
+		var st syscall.Stat_t
+		if err := syscall.Stat(File(refs[0]), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Blocks * 512, st.Size
+	}
+	before, size := blocks()
+	Release(refs[0])
+	after, sizeAfter := blocks()
+	if sizeAfter != size {
+		t.Fatalf("size %d after Release, was %d", sizeAfter, size)
+	}
+	if after > before-Size(refs[0])/2 {
+		t.Fatalf("%d bytes allocated after releasing %d of %d: nothing was freed", after, Size(refs[0]), before)
+	}
+	if got := readAll(t, refs[1]); len(got) != 1 || string(got[0]) != "kept" {
+		t.Fatalf("the other partition reads %q after Release", got)
 	}
 }

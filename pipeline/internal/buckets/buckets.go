@@ -31,6 +31,10 @@ type Options struct {
 	// were drawn from: a bucket is their lsh.Bucket, and only members that meet
 	// (lsh.ContainmentScheme.Meets) are paired.
 	Containment *lsh.ContainmentScheme
+	// SpillDir, when set, is where the candidate edges go instead of through the runner
+	// (elem.Spiller): each pair comes once per band it shares, and the runner would
+	// hold them all in memory, several times over, until they are gathered.
+	SpillDir string
 }
 
 func init() {
@@ -56,7 +60,7 @@ var (
 // a duplicate id, and every pair it makes is verified by joining the checked locations.
 func Candidates(s beam.Scope, bands beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("buckets.Candidates")
-	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment},
+	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment, SpillDir: o.SpillDir},
 		beam.CombinePerKey(s, appendBandEntries, bands))
 }
 
@@ -71,7 +75,9 @@ type bucketFn struct {
 	Partitions  int
 	MaxAll      int
 	Containment *lsh.ContainmentScheme
+	SpillDir    string
 
+	spill  elem.Spiller
 	pool   *elem.PartitionPool[elem.BandBatch, bucketed]
 	counts tally.Bundle
 	// asked are the large-bucket member requests already sent in this bundle, up to
@@ -99,6 +105,7 @@ type bucketed struct {
 }
 
 func (f *bucketFn) Setup() {
+	f.spill = elem.Spiller{Dir: f.SpillDir, Kind: "edges"}
 	// The requests remembered take at most a 32nd of the process's memory limit.
 	f.maxAsked = int(min(debug.SetMemoryLimit(-1)/32/askedBytes, 1<<24))
 	f.pool = elem.NewPartitionPool(func(b elem.BandBatch) bucketed { return bucketPartition(b, f.MaxAll, f.Partitions, f.Containment) })
@@ -113,6 +120,7 @@ func (f *bucketFn) ProcessElement(ctx context.Context, _ int, batch elem.BandBat
 
 func (f *bucketFn) FinishBundle(ctx context.Context, emit func(int, elem.EdgeBatch), emitMember func(int, elem.HalfBatch), emitCount func(tally.Count)) error {
 	err := f.pool.Flush(func(b bucketed) error { return f.deliver(ctx, b, emit, emitMember) })
+	err = cmp.Or(err, f.spill.Close(func(p int, ref string) { emit(p, elem.EdgeBatch{Spilled: []string{ref}}) }))
 	f.counts.Emit(emitCount)
 	f.asked = nil
 	return err
@@ -142,7 +150,14 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 		return b.err
 	}
 	for _, p := range elem.SortedKeys(b.edges) {
-		emit(p, elem.EdgeBatch{Items: b.edges[p]})
+		if f.spill.Dir == "" {
+			emit(p, elem.EdgeBatch{Items: b.edges[p]})
+			continue
+		}
+		for _, e := range b.edges[p] {
+			// One edge at a time, so that records end at the spill's record size.
+			f.spill.Extend(p, func(run []byte) []byte { return elem.Edges.Append(run, e) })
+		}
 	}
 	for _, p := range elem.SortedKeys(b.members) {
 		if items := f.unasked(b.members[p]); len(items) > 0 {
@@ -169,6 +184,7 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.
 	if err != nil {
 		return bucketed{err: err}
 	}
+	elem.ReleaseSpilled(batch.Spilled) // the only reader of the band entries
 	entries = compactBandEntries(entries)
 	r := bucketed{edges: map[int][]elem.Edge{}, members: map[int][]elem.Half{}}
 	var members []string

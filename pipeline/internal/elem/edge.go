@@ -11,12 +11,16 @@ type Edge struct {
 	ULen, VLen int64
 }
 
-// EdgeBatch is a batch of edges.
+// EdgeBatch is a batch of edges, or (Spilled) references to local files that hold
+// them, each record a run of edges (Codec.Append): the candidate edges of a large
+// corpus, each found once per band it shares, outweigh every other shuffle but the
+// band entries.
 type EdgeBatch = Batch[Edge]
 
-var edgeCodec = Codec[Edge]{Put: putEdge, Get: getEdge, Size: func(Edge) int { return 64 }}
+// Edges codes edges, for the runner and for spilled runs alike.
+var Edges = Codec[Edge]{Put: putEdge, Get: getEdge, Size: func(Edge) int { return 64 }, Spills: true}
 
-func init() { RegisterBatch(edgeCodec) }
+func init() { RegisterBatch(Edges) }
 
 func putEdge(e *encoder, ed Edge) {
 	e.Str(ed.U)

@@ -32,8 +32,9 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 		name      string
 		got, want []byte
 	}{
-		{"edges", edgeCodec.Encode(EdgeBatch{Items: []Edge{e1, e2}}), cat([]byte{2}, e1Bytes, e2Bytes)},
-		{"no edges", edgeCodec.Encode(EdgeBatch{}), []byte{0}},
+		{"edges", Edges.Encode(EdgeBatch{Items: []Edge{e1, e2}}), cat([]byte{2}, e1Bytes, e2Bytes, []byte{0})},
+		{"edges, spilled", Edges.Encode(EdgeBatch{Spilled: []string{"/s/f"}}), cat([]byte{0}, []byte{1}, s("/s/f"))},
+		{"no edges", Edges.Encode(EdgeBatch{}), []byte{0, 0}},
 		{"fates", fateCodec.Encode(FateBatch{Items: []Fate{{ID: "x", Cluster: "c", Removed: true, Sim: 0.25, Size: 2}, {ID: "y"}}}),
 			cat([]byte{2}, s("x"), s("c"), []byte{1}, f(0.25), []byte{4}, s("y"), s(""), []byte{0}, f(0), []byte{0})},
 		{"sets", Sets.Encode(SetBatch{Items: []SetKey{{Hash: 1 << 63, Check: 5, ID: "id", Length: -2}}, Spilled: []string{"/s/e"}}),

@@ -63,7 +63,7 @@ func SkimHalves(rec []byte, fn func(h Half, off, n int)) error {
 //
 // The large buckets that share their smallest id are resolved as one, their union. A
 // family of near-copies fills a bucket in every band, each with nearly the same members
-// and the same smallest id: as one, each member's set is requested once (locateRequests
+// and the same smallest id: as one, each member's set is requested once (locateFn
 // merges the bands' requests) and compared about once, not once per band. Resolving a
 // union decides every pair of each of its buckets, so the guarantee holds.
 func BucketMember(pivot, id string) Half { return Half{V: pivot, Node: id} }

@@ -30,7 +30,10 @@ func encodeNear(n NearBatch) []byte {
 		}
 	}
 	for _, edges := range [][]Edge{n.Lowest, n.Highest} {
-		e.B = append(e.B, edgeCodec.Encode(EdgeBatch{Items: edges})...)
+		e.Uvarint(uint64(len(edges)))
+		for _, ed := range edges {
+			putEdge(&e, ed)
+		}
 	}
 	return e.B
 }

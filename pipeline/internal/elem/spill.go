@@ -108,3 +108,12 @@ func EachSpilled(refs []string, fn func(rec []byte) error) error {
 	}
 	return nil
 }
+
+// ReleaseSpilled frees the disk space of the records refs point at (spill.Release): the
+// only reader of a kind calls it once it has read them, so that a run's disk use does
+// not grow with each stage that spills.
+func ReleaseSpilled(refs []string) {
+	for _, r := range refs {
+		spill.Release(r)
+	}
+}

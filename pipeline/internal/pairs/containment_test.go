@@ -54,7 +54,7 @@ func TestContainmentBucketsDecideEachBucketsPairs(t *testing.T) {
 	want := map[[2]string]float64{}
 	for pivot, members := range buckets {
 		slices.Sort(members)
-		members = slices.Compact(members) // each member asked for once (locateRequests)
+		members = slices.Compact(members) // each member asked for once (locateFn)
 		for _, m := range members {
 			batch.Items = append(batch.Items, elem.Half{V: pivot, Node: m, Hashes: sets[m], Length: int64(len(sets[m]))})
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/internal/batch"
 	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/ordered"
 	"github.com/neardup/neardup/io/source"
@@ -58,8 +57,8 @@ type Options struct {
 }
 
 func init() {
-	register.DoFn3x0[int, elem.EdgeBatch, func(int, elem.HalfBatch)](&routeFn{})
-	register.Function4x1(locateRequests)
+	register.DoFn3x1[int, elem.EdgeBatch, func(int, elem.HalfBatch), error](&routeFn{})
+	register.DoFn4x1[int, func(*elem.LocBatch) bool, func(*elem.HalfBatch) bool, func(string, readBatch), error](&locateFn{})
 	register.DoFn4x1[context.Context, string, readBatch, func(int, elem.HalfBatch), error](&rereadFn{})
 	register.Emitter2[string, readBatch]()
 	register.Iter1[elem.LocBatch]()
@@ -86,8 +85,8 @@ var (
 // verified_pairs, large_bucket_comparisons, unresolved_bucket_pairs).
 func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options) (verified, near, counts beam.PCollection) {
 	s = s.Scope("pairs.Verify")
-	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions}, candidates), members)
-	byFile := beam.ParDo(s, locateRequests, beam.CoGroupByKey(s, locs, requests))
+	requests := beam.Flatten(s, beam.ParDo(s, &routeFn{Partitions: o.Partitions, SpillDir: o.SpillDir}, candidates), members)
+	byFile := beam.ParDo(s, &locateFn{SpillDir: o.SpillDir}, beam.CoGroupByKey(s, locs, requests))
 	halves := beam.ParDo(s, &rereadFn{Shingle: o.Shingle, Source: o.Source, Partitions: o.Partitions,
 		Renamed: o.Renamed, SpillDir: o.SpillDir, Containment: o.Containment},
 		elem.Gather[ReadRequest](s, byFile))
@@ -96,77 +95,6 @@ func Verify(s beam.Scope, locs, candidates, members beam.PCollection, o Options)
 		Threshold: o.Threshold, Floor: o.Floor, Comparisons: o.Comparisons, BudgetFloor: o.BudgetFloor,
 		Containment: o.Containment,
 	}, elem.Gather[elem.Half](s, halves))
-}
-
-// routeFn removes edges found in several bands and asks for both ends' shingle sets, in
-// batches per id partition gathered over the bundle, so the join with the locations
-// receives few large elements.
-type routeFn struct {
-	Partitions int
-
-	reqs *batch.ByPartition[elem.Half]
-}
-
-func (f *routeFn) Setup() { f.reqs = batch.New[elem.Half](f.Partitions, elem.BatchItems) }
-
-func (f *routeFn) ProcessElement(_ int, b elem.EdgeBatch, emit func(int, elem.HalfBatch)) {
-	edges := b.Items
-	slices.SortFunc(edges, elem.CompareEdgeIDs)
-	edges = slices.CompactFunc(edges, func(a, b elem.Edge) bool { return a.U == b.U && a.V == b.V })
-	for _, e := range edges {
-		for _, node := range []string{e.U, e.V} {
-			f.reqs.Add(elem.PartOfString(node, f.Partitions), elem.Half{U: e.U, V: e.V, Node: node},
-				func(p int, items []elem.Half) { emit(p, elem.HalfBatch{Items: items}) })
-		}
-	}
-}
-
-func (f *routeFn) FinishBundle(emit func(int, elem.HalfBatch)) {
-	f.reqs.Flush(func(p int, items []elem.Half) { emit(p, elem.HalfBatch{Items: items}) })
-}
-
-// locateRequests turns the requests of one id partition into read requests keyed by
-// the file that holds each node.
-func locateRequests(_ int, locIter func(*elem.LocBatch) bool, reqIter func(*elem.HalfBatch) bool, emit func(string, readBatch)) error {
-	var reqs []elem.Half
-	var part elem.HalfBatch
-	for reqIter(&part) {
-		reqs = append(reqs, part.Items...)
-	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	// Large buckets with one smallest id ask for their members once per bucket.
-	slices.SortFunc(reqs, compareHalves)
-	reqs = slices.CompactFunc(reqs, func(a, b elem.Half) bool { return a.U == b.U && a.V == b.V && a.Node == b.Node })
-	var locs []elem.IDLoc
-	var lb elem.LocBatch
-	for locIter(&lb) {
-		items, err := elem.LocItems(lb)
-		if err != nil {
-			return err
-		}
-		locs = append(locs, items...)
-	}
-	slices.SortFunc(locs, func(a, b elem.IDLoc) int { return cmp.Compare(a.ID, b.ID) })
-	byFile := map[string][]ReadRequest{}
-	for _, r := range reqs {
-		i, ok := slices.BinarySearchFunc(locs, r.Node, func(l elem.IDLoc, id string) int { return cmp.Compare(l.ID, id) })
-		if !ok {
-			return fmt.Errorf("candidate %q has no input location (internal error)", r.Node)
-		}
-		l := locs[i]
-		byFile[l.File] = append(byFile[l.File], ReadRequest{Line: l.Line, U: r.U, V: r.V, Node: r.Node})
-	}
-	files := make([]string, 0, len(byFile))
-	for f := range byFile {
-		files = append(files, f)
-	}
-	slices.Sort(files)
-	for _, f := range files {
-		emit(f, readBatch{Items: byFile[f]})
-	}
-	return nil
 }
 
 // rereadFn reads one input file again and shingles the lines candidates asked for. A
@@ -219,7 +147,11 @@ func (f *rereadFn) FinishBundle(emit func(int, elem.HalfBatch)) error {
 }
 
 func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, elem.HalfBatch)) error {
-	reqs := batch.Items
+	reqs, err := readRequests.Items(batch)
+	if err != nil {
+		return err
+	}
+	elem.ReleaseSpilled(batch.Spilled) // the only reader of the read requests
 	slices.SortFunc(reqs, func(a, b ReadRequest) int { return cmp.Compare(a.Line, b.Line) })
 	byPart := map[int][]elem.Half{}
 	next := 0
@@ -358,6 +290,7 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	if err != nil {
 		return decided{err: err}
 	}
+	defer elem.ReleaseSpilled(batch.Spilled) // the only reader of the halves
 	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, func(a, b half) int { return compareHalves(a.Half, b.Half) })
 	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme), f.sigLimit), decided: decided{near: elem.NewNearBatch()}}

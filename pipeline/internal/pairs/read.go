@@ -18,20 +18,22 @@ type ReadRequest struct {
 // readBatch is a batch of read requests, keyed by the file they read.
 type readBatch = elem.Batch[ReadRequest]
 
-func init() {
-	elem.RegisterBatch(elem.Codec[ReadRequest]{
-		Put: func(e *wire.Encoder, r ReadRequest) {
-			e.Varint(r.Line)
-			e.Str(r.U)
-			e.Str(r.V)
-			e.Str(r.Node)
-		},
-		Get: func(d *wire.Decoder) ReadRequest {
-			return ReadRequest{Line: d.Varint(), U: d.Str(), V: d.Str(), Node: d.Str()}
-		},
-		Size: func(ReadRequest) int { return 48 },
-	})
+// readRequests codes read requests, for the runner and for spilled runs alike.
+var readRequests = elem.Codec[ReadRequest]{
+	Put: func(e *wire.Encoder, r ReadRequest) {
+		e.Varint(r.Line)
+		e.Str(r.U)
+		e.Str(r.V)
+		e.Str(r.Node)
+	},
+	Get: func(d *wire.Decoder) ReadRequest {
+		return ReadRequest{Line: d.Varint(), U: d.Str(), V: d.Str(), Node: d.Str()}
+	},
+	Size:   func(ReadRequest) int { return 48 },
+	Spills: true,
 }
+
+func init() { elem.RegisterBatch(readRequests) }
 
 // read streams the Docs of an input file (under their internal ids), or the requested
 // rows of an index shard file.
