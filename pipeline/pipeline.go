@@ -25,15 +25,19 @@ import (
 // PCollections between them.
 func (pl *plan) build(s beam.Scope) {
 	cfg, tempDir := &pl.cfg, pl.tmp()
-	docs, rejected, readCounts := source.Read(s, pl.inputs, pl.sourceConfig())
-	docs = against.Prefer(s, docs, pl.preferred)
+	read := source.ReadStages(s, pl.inputs, pl.sourceConfig())
+	docs := against.Prefer(s, read.Docs, pl.preferred)
 	fo := pl.featureOptions()
-	signed := against.WithIndexes(s, pl.shardRefs(), fo, features.Sign(s, docs, fo))
+	signed := features.Sign(s, docs, fo)
+	// The first stage's one output, gathered once: see elem.First.
+	first := elem.SplitFirst(s, against.WithIndexes(s, pl.shardRefs(), fo,
+		features.Signed{First: elem.FirstOf(s, signed.First, read.Rejected, read.Counts, cfg.Partitions), Indexed: signed.Indexed}).First)
+	rejected := first.Rejected
 
-	locs := features.CheckUniqueIDs(s, signed.Locs)
-	exactEdges, exactCounts := features.Collapse(s, signed.Sets)
+	locs := features.CheckUniqueIDs(s, first.Locs)
+	exactEdges, exactCounts := features.Collapse(s, first.Sets)
 
-	candidates, members, bucketCounts := buckets.Candidates(s, signed.Bands, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment, SpillDir: pl.spillDir})
+	candidates, members, bucketCounts := buckets.Candidates(s, first.Bands, buckets.Options{Partitions: cfg.Partitions, MaxAll: cfg.BucketAllPairs, Containment: pl.containment, SpillDir: pl.spillDir})
 
 	verified, near, pairCounts := pairs.Verify(s, locs, elem.Gather[elem.Edge](s, candidates), members, pl.pairsOptions())
 	shown := output.WriteSimilarities(s, near, tempDir, cfg.similarityBasis(), cfg.Partitions)
@@ -60,7 +64,7 @@ func (pl *plan) build(s beam.Scope) {
 	}
 	writeCounts := sink.Write(s, decisions, rejected, pl.writeConfig())
 	output.WriteSorted(s, lines, pl.clustersLayout())
-	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signed.Counts, exactCounts, bucketCounts, pairCounts,
+	tally.Write(s, files.Join(tempDir, countsFile), read.SplitCounts, first.Counts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)
 }
 

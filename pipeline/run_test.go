@@ -402,7 +402,7 @@ func TestRunnerLogEnvKeepsADebugLog(t *testing.T) {
 	b, err := os.ReadFile(log)
 	require.NoError(t, err)
 	for _, want := range []string{`msg="preProcessGraph: all stages and transforms"`, `msg="Execute: starting bundle"`,
-		`msg="Execute: committing data"`, "features.Sign/features.signFn"} {
+		`msg="Execute: committing data"`, "features.Sign/features.SignFn"} {
 		assert.Contains(t, string(b), want)
 	}
 }

@@ -41,6 +41,20 @@ func init() {
 // and each range leaves with its first line number: ids, line numbers, rejections and
 // damage are those of a whole read. The numbered ranges are shuffled before reading.
 func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts beam.PCollection) {
+	r := ReadStages(s, fileList, cfg)
+	return r.Docs, r.Rejected, beam.Flatten(s, r.SplitCounts, r.Counts)
+}
+
+// Outputs are what ReadStages makes of the inputs: Docs, Rejected and Counts come out of
+// the stage that reads the records, SplitCounts (input_ranges, unsplittable_files) out
+// of an earlier one.
+type Outputs struct {
+	Docs, Rejected, Counts, SplitCounts beam.PCollection
+}
+
+// ReadStages is Read with the counts of its two stages apart, so that a caller can fuse
+// what it does with the reading stage's outputs into that stage.
+func ReadStages(s beam.Scope, fileList []string, cfg Config) Outputs {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
 	chunk := cfg.ChunkBytes
@@ -53,7 +67,7 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts b
 	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
 	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage, MaxRecordBytes: cfg.MaxRecordBytes},
 		beam.Reshuffle(s, numbered))
-	return docs, rejected, beam.Flatten(s, splitCounts, readCounts)
+	return Outputs{Docs: docs, Rejected: rejected, Counts: readCounts, SplitCounts: splitCounts}
 }
 
 // splitFn cuts one file into its ranges.

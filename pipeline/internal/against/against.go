@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, ShardRef, func(int, elem.LocBatch), func(int, elem.SetBatch), func(int, elem.BandBatch), func(tally.Count), error](&readIndexFn{})
+	register.DoFn3x1[context.Context, ShardRef, func(int, elem.First), error](&readIndexFn{})
 	register.DoFn2x0[record.Doc, func(record.Doc)](&preferFn{})
 	register.Emitter1[record.Doc]()
 }
@@ -41,18 +41,18 @@ func Prefer(s beam.Scope, docs beam.PCollection, preferred []string) beam.PColle
 
 // WithIndexes adds to the input documents' features.Signed the indexed documents'
 // locations, set fingerprints and band entries, made by the same locate and featurize
-// DoFns, and their counts (indexed_documents and features.Sign's); Indexed passes
-// through. They are made where each shard file is read: indexed documents, which carry
-// their shingle hashes, are never shuffled as Docs.
+// DoFns, and their counts (indexed_documents and features.Sign's), all in
+// Signed.First; Indexed passes through. They are made where each shard file is read:
+// indexed documents, which carry their shingle hashes, are never shuffled as Docs.
 func WithIndexes(s beam.Scope, refs []ShardRef, o features.Options, in features.Signed) features.Signed {
 	if len(refs) == 0 {
 		return in
 	}
 	s = s.Scope("against.WithIndexes")
 	o.Lookup = nil // indexed documents are never looked up
-	out := beam.ParDoN(s, &readIndexFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}, beam.Reshuffle(s, beam.CreateList(s, refs)))
-	return features.Signed{Locs: beam.Flatten(s, in.Locs, out[0]), Sets: beam.Flatten(s, in.Sets, out[1]),
-		Bands: beam.Flatten(s, in.Bands, out[2]), Indexed: in.Indexed, Counts: beam.Flatten(s, in.Counts, out[3])}
+	out := beam.ParDo(s, &readIndexFn{Sign: features.SignFn{Locate: *features.NewLocate(o), Featurize: *features.NewFeaturize(o)}},
+		beam.Reshuffle(s, beam.CreateList(s, refs)))
+	return features.Signed{First: beam.Flatten(s, in.First, out), Indexed: in.Indexed}
 }
 
 // preferFn moves the documents of preferred input files into the preferred class.
@@ -78,29 +78,23 @@ func (f *preferFn) ProcessElement(d record.Doc, emit func(record.Doc)) {
 // 1-based row number where verification finds it again, the shingle hashes) and passes
 // each through locate and featurize.
 type readIndexFn struct {
-	Locate    features.LocateFn
-	Featurize features.FeaturizeFn
+	Sign features.SignFn
 }
 
-func (f *readIndexFn) Setup() error {
-	f.Locate.Setup()
-	return f.Featurize.Setup()
-}
+func (f *readIndexFn) Setup() error { return f.Sign.Setup() }
 
-func (f *readIndexFn) Teardown() { f.Featurize.Teardown() }
+func (f *readIndexFn) Teardown() { f.Sign.Teardown() }
 
-func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emitLoc func(int, elem.LocBatch), emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) error {
+func (f *readIndexFn) ProcessElement(ctx context.Context, ref ShardRef, emit func(int, elem.First)) error {
 	var n int64
 	err := index.ReadShard(ctx, ref.Path, func(num int64, r index.Row) error {
 		n++
 		d := record.Doc{ID: elem.IndexedID(ref.Ord, r.ID), File: ref.Path, Line: num, Shingles: r.Shingles}
-		f.Locate.ProcessElement(d, emitLoc)
-		f.Featurize.ProcessElement(d, emitSet, emitBand, features.NoEdges, emitCount)
+		f.Sign.ProcessElement(d, emit)
 		return nil
 	})
-	// Both batch their output: flush it while this element's emitters are valid.
-	f.Locate.FinishBundle(emitLoc)
-	ferr := f.Featurize.FinishBundle(ctx, emitSet, emitBand, features.NoEdges, emitCount)
-	emitCount(tally.Count{Name: "indexed_documents", N: n})
+	// Sign batches its output: flush it while this element's emitter is valid.
+	ferr := f.Sign.FinishBundle(ctx, emit)
+	emit(0, elem.First{Counts: []tally.Count{{Name: "indexed_documents", N: n}}})
 	return errors.Join(err, ferr)
 }

@@ -132,10 +132,13 @@ func TestWithIndexes(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	inCounts := beam.CreateList(s, []tally.Count{{Name: "shingles", N: 100}, {Name: "empty_documents", N: 2}, {Name: "rejected", N: 7}})
-	got := WithIndexes(s, refs, o, features.Signed{
-		Locs: stagetest.Locs(s, stagePartitions, []elem.IDLoc{inLoc}), Sets: stagetest.Sets(s, stagePartitions, []elem.SetKey{inSet}),
-		Bands: stagetest.Bands(s, stagePartitions, []elem.BandEntry{inBand}), Counts: inCounts})
+	in := beam.Flatten(s, beam.ParDo(s, locFirst, stagetest.Locs(s, stagePartitions, []elem.IDLoc{inLoc})),
+		beam.ParDo(s, setFirst, stagetest.Sets(s, stagePartitions, []elem.SetKey{inSet})),
+		beam.ParDo(s, bandFirst, stagetest.Bands(s, stagePartitions, []elem.BandEntry{inBand})))
+	inRejected := beam.CreateList(s, []record.Rejected{{File: "in.jsonl", Line: 2, Reason: "bad"}})
+	got := elem.SplitFirst(s, WithIndexes(s, refs, o, features.Signed{First: elem.FirstOf(s, in, inRejected, inCounts, stagePartitions)}).First)
 	gotLocs, gotSets, gotBands, counts := got.Locs, got.Sets, got.Bands, got.Counts
+	passert.Equals(s, got.Rejected, record.Rejected{File: "in.jsonl", Line: 2, Reason: "bad"})
 	passert.Equals(s, stagetest.LocTexts(s, stagePartitions, gotLocs), stagetest.Any(locs)...)
 	passert.Equals(s, stagetest.SetTexts(s, stagePartitions, gotSets), stagetest.Any(sets)...)
 	passert.Equals(s, stagetest.BandTexts(s, stagePartitions, gotBands), stagetest.Any(bands)...)
@@ -146,10 +149,20 @@ func TestWithIndexes(t *testing.T) {
 // TestWithIndexesNone: with no shard file the collections are returned as they are.
 func TestWithIndexesNone(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
-	locs, sets, bands, counts := beam.Impulse(s), beam.Impulse(s), beam.Impulse(s), beam.Impulse(s)
-	in := features.Signed{Locs: locs, Sets: sets, Bands: bands, Counts: counts}
+	in := features.Signed{First: beam.Impulse(s)}
 	require.Equal(t, in, WithIndexes(s, nil, features.Options{}, in))
 }
+
+func init() {
+	register.Function2x2(locFirst)
+	register.Function2x2(setFirst)
+	register.Function2x2(bandFirst)
+}
+
+// locFirst, setFirst and bandFirst carry a batch in a First, as features.Sign does.
+func locFirst(p int, b elem.LocBatch) (int, elem.First)   { return p, elem.First{Locs: b} }
+func setFirst(p int, b elem.SetBatch) (int, elem.First)   { return p, elem.First{Sets: b} }
+func bandFirst(p int, b elem.BandBatch) (int, elem.First) { return p, elem.First{Bands: b} }
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }

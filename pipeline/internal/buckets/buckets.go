@@ -6,7 +6,6 @@ package buckets
 import (
 	"cmp"
 	"context"
-	"math/bits"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/candidates"
-	"github.com/neardup/neardup/internal/hashsort"
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/lsh"
@@ -38,7 +36,6 @@ type Options struct {
 }
 
 func init() {
-	register.Function2x1(appendBandEntries)
 	register.DoFn6x1[context.Context, int, elem.BandBatch, func(int, elem.EdgeBatch), func(int, elem.HalfBatch), func(tally.Count), error](&bucketFn{})
 }
 
@@ -47,21 +44,18 @@ var (
 )
 
 // Candidates turns the band entries, PCollection<KV<int, BandBatch>> gathered by band-key
-// partition, into candidate edges, PCollection<KV<int, EdgeBatch>> by the first id's
-// partition (all pairs of a bucket of up to cfg.BucketAllPairs distinct sets), and the
-// members of the larger buckets as requests for their shingle sets,
-// PCollection<KV<int, HalfBatch>> by id partition (BucketMember), which Verify resolves
-// bucket by bucket (candidates.Resolve). Its counts come out as PCollection<tally.Count>
-// (shared_buckets, bucket_edges, large_buckets).
-//
-// The band entries are grouped straight from their producer, with no Flatten before
-// the grouping: Flink's batch translator writes a flattened input once more between
-// tasks. Nothing here waits for features.CheckUniqueIDs: bucketing cannot go wrong on
-// a duplicate id, and every pair it makes is verified by joining the checked locations.
+// partition (one element per partition: elem.SplitFirst), into candidate edges,
+// PCollection<KV<int, EdgeBatch>> by the first id's partition (all pairs of a bucket of
+// up to cfg.BucketAllPairs distinct sets), and the members of the larger buckets as
+// requests for their shingle sets, PCollection<KV<int, HalfBatch>> by id partition
+// (BucketMember), which Verify resolves bucket by bucket (candidates.Resolve). Its
+// counts come out as PCollection<tally.Count> (shared_buckets, bucket_edges,
+// large_buckets). Nothing here waits for features.CheckUniqueIDs: bucketing cannot go
+// wrong on a duplicate id, and every pair it makes is verified by joining the checked
+// locations.
 func Candidates(s beam.Scope, bands beam.PCollection, o Options) (edges, members, counts beam.PCollection) {
 	s = s.Scope("buckets.Candidates")
-	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment, SpillDir: o.SpillDir},
-		beam.CombinePerKey(s, appendBandEntries, bands))
+	return beam.ParDo3(s, &bucketFn{Partitions: o.Partitions, MaxAll: o.MaxAll, Containment: o.Containment, SpillDir: o.SpillDir}, bands)
 }
 
 // bucketFn turns each LSH bucket of a band partition into candidate edges. Of several
@@ -185,7 +179,7 @@ func bucketPartition(batch elem.BandBatch, maxAll, partitions int, contain *lsh.
 		return bucketed{err: err}
 	}
 	elem.ReleaseSpilled(batch.Spilled) // the only reader of the band entries
-	entries = compactBandEntries(entries)
+	entries = elem.CompactBands(entries)
 	r := bucketed{edges: map[int][]elem.Edge{}, members: map[int][]elem.Half{}}
 	var members []string
 	for i := 0; i < len(entries); {
@@ -254,7 +248,7 @@ func decodedBytes(batch elem.BandBatch) int64 {
 // spilled, in no particular order. The spilled ones are decoded straight into one
 // slice, sized once from their bytes (an encoded entry is 24 bytes, the id's length
 // and the id: about 32 with a short id; a longer one only makes the estimate generous),
-// and compacted as the combiner compacts (compactGathered), so copies of one page
+// and compacted as gathering compacts them (elem.CompactGathered), so copies of one page
 // collapse while they are read.
 func bandEntries(batch elem.BandBatch) ([]elem.BandEntry, error) {
 	entries := slices.Grow(batch.Items, elem.SpilledBytes(batch.Spilled)/32)
@@ -262,71 +256,8 @@ func bandEntries(batch elem.BandBatch) ([]elem.BandEntry, error) {
 		n := len(entries)
 		var err error
 		entries, err = elem.Bands.AppendRun(entries, rec)
-		entries = compactGathered(entries, n)
+		entries = elem.CompactGathered(entries, n)
 		return err
 	})
 	return entries, err
-}
-
-// compactBandEntries sorts band entries by (band key, set) and keeps one entry per
-// (band key, set), the one with the smallest id, and one more when the set is both
-// indexed and not: the smallest id that is not indexed. A pair of two indexed documents
-// is never formed (elem.BothIndexed), so a new copy of an indexed set must meet the
-// set's indexed neighbours itself, as a format 2 lookup meets them. It is the same
-// whatever order the entries arrived in.
-func compactBandEntries(entries []elem.BandEntry) []elem.BandEntry {
-	entries = sortBandEntries(entries)
-	return slices.CompactFunc(entries, func(a, b elem.BandEntry) bool {
-		return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check &&
-			(elem.IDClass(a.ID) == elem.ClassIndexed) == (elem.IDClass(b.ID) == elem.ClassIndexed)
-	})
-}
-
-// compareBandEntries orders band entries by (band key, set, check, id). Not cmp.Or,
-// which evaluates every comparison: band keys almost always differ, and the id
-// comparison is a string comparison.
-func compareBandEntries(a, b elem.BandEntry) int {
-	switch {
-	case a.Key != b.Key:
-		return cmp.Compare(a.Key, b.Key)
-	case a.Hash != b.Hash:
-		return cmp.Compare(a.Hash, b.Hash)
-	case a.Check != b.Check:
-		return cmp.Compare(a.Check, b.Check)
-	}
-	return cmp.Compare(a.ID, b.ID)
-}
-
-// sortBandEntries sorts by compareBandEntries. Band keys are hashes, spread evenly over
-// their top bits whatever the partition (PartOfHash uses bits 32 and up, modulo), so
-// hashsort groups them by those bits and sorts only the small groups by comparison:
-// cheaper than a comparison sort of the whole partition.
-// Copies of one band key stay in one group, sorted like any other.
-func sortBandEntries(entries []elem.BandEntry) []elem.BandEntry {
-	hashsort.Func(entries, func(e elem.BandEntry) uint64 { return e.Key }, compareBandEntries)
-	return entries
-}
-
-// compactFrom is the gathered size from which the band combiner collapses identical
-// sets: below it a partition's entries are kept as they come and
-// sorted once, by bucketFn; above it, which only heavy skew or a huge partition reaches,
-// each doubling is compacted once, so the sort costs about as much again as bucketFn's.
-const compactFrom = 1 << 20
-
-// appendBandEntries is the band shuffle's combiner. Copies of one page send identical
-// entries to the same band partitions; keeping one entry per (band key, set) while
-// gathering (the smallest id, as bucketFn would) means a million copies put one entry,
-// not a million, in each of those partitions.
-func appendBandEntries(a, b elem.BandBatch) elem.BandBatch {
-	n := len(a.Items)
-	return elem.BandBatch{Items: compactGathered(append(a.Items, b.Items...), n), Spilled: append(a.Spilled, b.Spilled...)}
-}
-
-// compactGathered compacts entries, which held n before the latest were gathered, each
-// time their count passes a power of two from compactFrom on.
-func compactGathered(entries []elem.BandEntry, n int) []elem.BandEntry {
-	if m := len(entries); m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
-		return compactBandEntries(entries)
-	}
-	return entries
 }

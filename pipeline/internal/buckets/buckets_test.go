@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sortBandEntries must give exactly the comparison sort's order: spread keys, keys that
+// elem.SortBands must give exactly the comparison sort's order: spread keys, keys that
 // all share their top bits, and skew (one key copied thousands of times).
 func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
@@ -30,8 +30,8 @@ func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
 				entries[i] = e
 			}
 			want := slices.Clone(entries)
-			slices.SortFunc(want, compareBandEntries)
-			entries = sortBandEntries(entries)
+			slices.SortFunc(want, elem.CompareBands)
+			entries = elem.SortBands(entries)
 			require.Equal(t, want, entries, "n=%d %s", n, shape)
 		}
 	}
@@ -54,6 +54,6 @@ func BenchmarkSortBandEntries(b *testing.B) {
 	entries := make([]elem.BandEntry, len(base))
 	for b.Loop() {
 		copy(entries, base)
-		sortBandEntries(entries)
+		elem.SortBands(entries)
 	}
 }

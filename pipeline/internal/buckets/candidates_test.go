@@ -96,7 +96,7 @@ func TestCandidates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			entries := beam.CreateList(s, tc.bands)
-			edges, members, _ := Candidates(s, beam.ParDo(s, bandByKey, entries), Options{Partitions: testPartitions, MaxAll: tc.maxAll})
+			edges, members, _ := Candidates(s, elem.Gather[elem.BandEntry](s, beam.ParDo(s, bandByKey, entries)), Options{Partitions: testPartitions, MaxAll: tc.maxAll})
 			passert.Equals(s, beam.ParDo(s, &edgeTextsFn{Partitions: testPartitions}, edges), stagetest.Any(tc.edges)...)
 			passert.Equals(s, beam.ParDo(s, &memberTextsFn{Partitions: testPartitions}, members), stagetest.Any(tc.members)...)
 			require.NoError(t, ptest.Run(p))

@@ -1,5 +1,13 @@
 package elem
 
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+
+	"github.com/neardup/neardup/internal/hashsort"
+)
+
 // BandEntry puts a document in one LSH bucket, Key. It carries the document's set
 // fingerprints (SetKey's Hash and Check) so a bucket can skip exact duplicates, which
 // collapse handles.
@@ -29,3 +37,66 @@ var Bands = Codec[BandEntry]{
 }
 
 func init() { RegisterBatch(Bands) }
+
+// CompactBands sorts band entries by (band key, set) and keeps one entry per
+// (band key, set), the one with the smallest id, and one more when the set is both
+// indexed and not: the smallest id that is not indexed. A pair of two indexed documents
+// is never formed (BothIndexed), so a new copy of an indexed set must meet the set's
+// indexed neighbours itself, as a format 2 lookup meets them. It is the same whatever
+// order the entries arrived in.
+func CompactBands(entries []BandEntry) []BandEntry {
+	entries = SortBands(entries)
+	return slices.CompactFunc(entries, func(a, b BandEntry) bool {
+		return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check &&
+			(IDClass(a.ID) == ClassIndexed) == (IDClass(b.ID) == ClassIndexed)
+	})
+}
+
+// CompareBands orders band entries by (band key, set, check, id). Not cmp.Or, which
+// evaluates every comparison: band keys almost always differ, and the id comparison is
+// a string comparison.
+func CompareBands(a, b BandEntry) int {
+	switch {
+	case a.Key != b.Key:
+		return cmp.Compare(a.Key, b.Key)
+	case a.Hash != b.Hash:
+		return cmp.Compare(a.Hash, b.Hash)
+	case a.Check != b.Check:
+		return cmp.Compare(a.Check, b.Check)
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// SortBands sorts by CompareBands. Band keys are hashes, spread evenly over their top
+// bits whatever the partition (PartOfHash uses bits 32 and up, modulo), so hashsort
+// groups them by those bits and sorts only the small groups by comparison: cheaper
+// than a comparison sort of the whole partition. Copies of one band key stay in one
+// group, sorted like any other.
+func SortBands(entries []BandEntry) []BandEntry {
+	hashsort.Func(entries, func(e BandEntry) uint64 { return e.Key }, CompareBands)
+	return entries
+}
+
+// compactFrom is the gathered size from which gathering collapses identical sets:
+// below it a partition's entries are kept as they come and sorted once, by the
+// bucketing; above it, which only heavy skew or a huge partition reaches, each doubling
+// is compacted once, so the sort costs about as much again as the bucketing's.
+const compactFrom = 1 << 20
+
+// AppendBands gathers band batches. Copies of one page send identical entries to the
+// same band partitions; keeping one entry per (band key, set) while gathering (the
+// smallest id, as the bucketing would) means a million copies put one entry, not a
+// million, in each of those partitions.
+func AppendBands(a, b BandBatch) BandBatch {
+	n := len(a.Items)
+	return BandBatch{Items: CompactGathered(append(a.Items, b.Items...), n), Spilled: append(a.Spilled, b.Spilled...)}
+}
+
+// CompactGathered compacts entries, which held n before the latest were gathered, each
+// time their count passes a power of two from compactFrom on.
+func CompactGathered(entries []BandEntry, n int) []BandEntry {
+	if m := len(entries); m >= compactFrom && bits.Len(uint(n)) != bits.Len(uint(m)) {
+		return CompactBands(entries)
+	}
+	return entries
+}

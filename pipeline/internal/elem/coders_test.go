@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neardup/neardup/internal/tally"
+	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -119,4 +121,32 @@ func TestSkimmedHalvesPointAtTheirHashes(t *testing.T) {
 	}))
 	assert.Equal(t, halves, got)
 	assert.Error(t, SkimHalves(run[:len(run)-3], func(Half, int, int) {}))
+}
+
+// A First carries every kind at once, each kind's items and spill references, the
+// counts and the rejected records.
+func TestFirstRoundTrip(t *testing.T) {
+	f := First{
+		Locs:     LocBatch{Items: []IDLoc{{ID: "a", File: "/data/x.jsonl", Line: 3}}, Spilled: []string{"/tmp/l.spill:0+4"}},
+		Sets:     SetBatch{Items: []SetKey{{Hash: 1, Check: 2, ID: "a", Length: 9}}, Spilled: []string{"/tmp/s.spill:0+4"}},
+		Bands:    BandBatch{Items: []BandEntry{{Key: 5, Hash: 1, Check: 2, ID: "a"}, {Key: 6, Hash: 1, Check: 2, ID: "é"}}},
+		Counts:   []tally.Count{{Name: "shingles", N: 12}, {Name: "largest", N: -1, Max: true}},
+		Rejected: []record.Rejected{{File: "/data/x.jsonl", Line: 4, Reason: "invalid JSON"}},
+	}
+	assert.Equal(t, f, roundTrip(t, f, encodeFirst, decodeFirst))
+	empty := roundTrip(t, First{}, encodeFirst, decodeFirst)
+	assert.Empty(t, empty.Locs.Items)
+	assert.Empty(t, empty.Bands.Items)
+	assert.Empty(t, empty.Counts)
+}
+
+// Gathering Firsts appends each kind to its own kind.
+func TestFirstsGatherByKind(t *testing.T) {
+	a := First{Locs: LocBatch{Items: []IDLoc{{ID: "a"}}}, Counts: []tally.Count{{Name: "x", N: 1}}}
+	b := First{Locs: LocBatch{Spilled: []string{"r"}}, Bands: BandBatch{Items: []BandEntry{{Key: 1, ID: "b"}}},
+		Rejected: []record.Rejected{{File: "f", Line: 2}}}
+	got := (&appendFirstFn{}).MergeAccumulators(a, b)
+	assert.Equal(t, First{Locs: LocBatch{Items: []IDLoc{{ID: "a"}}, Spilled: []string{"r"}},
+		Bands: BandBatch{Items: []BandEntry{{Key: 1, ID: "b"}}}, Counts: []tally.Count{{Name: "x", N: 1}},
+		Rejected: []record.Rejected{{File: "f", Line: 2}}}, got)
 }

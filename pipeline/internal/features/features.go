@@ -46,45 +46,84 @@ type Options struct {
 	Lookup []LookupRef
 }
 
-// Signed is what Sign makes of the documents, every collection ungathered.
+// Signed is what Sign makes of the documents.
 type Signed struct {
-	Locs  beam.PCollection // PCollection<KV<int, elem.LocBatch>>: each location, by id partition
-	Sets  beam.PCollection // PCollection<KV<int, elem.SetBatch>>: set fingerprints, by set partition
-	Bands beam.PCollection // PCollection<KV<int, elem.BandBatch>>: band entries, by band-key partition
+	// First is PCollection<KV<int, elem.First>>, ungathered: each location by id
+	// partition, set fingerprints by set partition, band entries by band-key partition,
+	// and the counts (shingles, empty_documents, capped_documents, index_verified_pairs).
+	First beam.PCollection
 	// Indexed is PCollection<KV<int, elem.EdgeBatch>> under key 0: the verified edges to
 	// the documents of the Options.Lookup indexes; not valid (IsValid) without them.
 	Indexed beam.PCollection
-	// Counts is PCollection<tally.Count>: shingles, empty_documents, capped_documents,
-	// index_verified_pairs.
-	Counts beam.PCollection
 }
 
-// Sign featurizes PCollection<record.Doc> into its locations, set fingerprints, band
-// entries, edges to looked-up indexes and counts (Signed).
+// Sign locates and featurizes PCollection<record.Doc> into their locations, set
+// fingerprints, band entries and counts, all in one collection (elem.First), and the
+// edges to looked-up indexes (Signed).
 //
-// Without Lookup indexes there is no edges output at all, not an empty one: a portable
-// runner may send every element of a fused stage once to each of its outputs (Flink's
-// batch translator does), so each output costs a pass over the whole stage's output.
+// Without Lookup indexes it has one output, not an empty edges output beside it: a
+// portable runner may send every element of a fused stage once to each of its outputs
+// (Flink's batch translator does), so each output costs a pass over the whole stage's
+// output.
 func Sign(s beam.Scope, docs beam.PCollection, o Options) Signed {
 	s = s.Scope("features.Sign")
-	locs := beam.ParDo(s, NewLocate(o), docs)
+	fn := SignFn{Locate: *NewLocate(o), Featurize: *NewFeaturize(o)}
 	if len(o.Lookup) == 0 {
-		out := beam.ParDoN(s, &signFn{FeaturizeFn: *NewFeaturize(o)}, docs)
-		return Signed{Locs: locs, Sets: out[0], Bands: out[1], Counts: out[2]}
+		return Signed{First: beam.ParDo(s, &fn, docs)}
 	}
-	out := beam.ParDoN(s, NewFeaturize(o), docs)
-	return Signed{Locs: locs, Sets: out[0], Bands: out[1], Indexed: out[2], Counts: out[3]}
+	first, indexed := beam.ParDo2(s, &lookupSignFn{SignFn: fn}, docs)
+	return Signed{First: first, Indexed: indexed}
 }
 
-// signFn is FeaturizeFn without Lookup indexes, so without the edges output.
-type signFn struct{ FeaturizeFn }
-
-func (f *signFn) ProcessElement(d record.Doc, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) {
-	f.FeaturizeFn.ProcessElement(d, emitSet, emitBand, NoEdges, emitCount)
+// SignFn locates and featurizes documents into one output, elem.First.
+type SignFn struct {
+	Locate    LocateFn
+	Featurize FeaturizeFn
 }
 
-func (f *signFn) FinishBundle(ctx context.Context, emitSet func(int, elem.SetBatch), emitBand func(int, elem.BandBatch), emitCount func(tally.Count)) error {
-	return f.FeaturizeFn.FinishBundle(ctx, emitSet, emitBand, NoEdges, emitCount)
+func (f *SignFn) Setup() error {
+	f.Locate.Setup()
+	return f.Featurize.Setup()
+}
+
+func (f *SignFn) Teardown() { f.Featurize.Teardown() }
+
+func (f *SignFn) ProcessElement(d record.Doc, emit func(int, elem.First)) {
+	f.process(d, emit, NoEdges)
+}
+
+func (f *SignFn) FinishBundle(ctx context.Context, emit func(int, elem.First)) error {
+	return f.finish(ctx, emit, NoEdges)
+}
+
+func (f *SignFn) process(d record.Doc, emit func(int, elem.First), emitEdge func(int, elem.EdgeBatch)) {
+	f.Locate.ProcessElement(d, func(p int, b elem.LocBatch) { emit(p, elem.First{Locs: b}) })
+	f.Featurize.ProcessElement(d, func(p int, b elem.SetBatch) { emit(p, elem.First{Sets: b}) },
+		func(p int, b elem.BandBatch) { emit(p, elem.First{Bands: b}) }, emitEdge, nil)
+}
+
+// finish flushes the bundle's batches; its counts go out in one First, under partition 0.
+func (f *SignFn) finish(ctx context.Context, emit func(int, elem.First), emitEdge func(int, elem.EdgeBatch)) error {
+	var counts []tally.Count
+	err := f.Featurize.FinishBundle(ctx, func(p int, b elem.SetBatch) { emit(p, elem.First{Sets: b}) },
+		func(p int, b elem.BandBatch) { emit(p, elem.First{Bands: b}) }, emitEdge,
+		func(c tally.Count) { counts = append(counts, c) })
+	err = errors.Join(err, f.Locate.FinishBundle(func(p int, b elem.LocBatch) { emit(p, elem.First{Locs: b}) }))
+	if len(counts) > 0 {
+		emit(0, elem.First{Counts: counts})
+	}
+	return err
+}
+
+// lookupSignFn is SignFn with the edges to looked-up indexes as a second output.
+type lookupSignFn struct{ SignFn }
+
+func (f *lookupSignFn) ProcessElement(d record.Doc, emit func(int, elem.First), emitEdge func(int, elem.EdgeBatch)) {
+	f.process(d, emit, emitEdge)
+}
+
+func (f *lookupSignFn) FinishBundle(ctx context.Context, emit func(int, elem.First), emitEdge func(int, elem.EdgeBatch)) error {
+	return f.finish(ctx, emit, emitEdge)
 }
 
 // NoEdges receives the edges to looked-up indexes of a featurizing that has none.
@@ -99,32 +138,34 @@ func NewFeaturize(o Options) *FeaturizeFn {
 		Bands: o.Bands, Rows: o.Rows, Partitions: o.Partitions, SpillDir: o.SpillDir, Lookup: o.Lookup, Containment: o.Containment}
 }
 
-// CheckUniqueIDs gathers the locations, PCollection<KV<int, elem.LocBatch>>, by id
-// partition and fails the run on a duplicate id. It returns the gathered locations,
-// checked: every later stage that meets a document's location reads these, so none
-// gets past a duplicate id.
+// CheckUniqueIDs fails the run on a duplicate id among the locations,
+// PCollection<KV<int, elem.LocBatch>> gathered by id partition (elem.SplitFirst). It
+// returns the locations, checked: every later stage that meets a document's location
+// reads these, so none gets past a duplicate id.
 func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked beam.PCollection) {
 	s = s.Scope("features.CheckUniqueIDs")
-	return beam.ParDo(s, checkUniqueIDs, elem.Gather[elem.IDLoc](s, locs))
+	return beam.ParDo(s, checkUniqueIDs, locs)
 }
 
-// Collapse gathers the set fingerprints, PCollection<KV<int, elem.SetBatch>>, by set
-// partition and joins exact duplicates: PCollection<KV<int, elem.EdgeBatch>> of
-// similarity-1.0 edges, under key 0, and their number as PCollection<tally.Count>
-// (exact_duplicates).
+// Collapse joins exact duplicates among the set fingerprints,
+// PCollection<KV<int, elem.SetBatch>> gathered by set partition (elem.SplitFirst):
+// PCollection<KV<int, elem.EdgeBatch>> of similarity-1.0 edges, under key 0, and their
+// number as PCollection<tally.Count> (exact_duplicates).
 func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollection) {
 	s = s.Scope("features.Collapse")
-	return beam.ParDo2(s, &collapseFn{}, elem.Gather[elem.SetKey](s, sets))
+	return beam.ParDo2(s, &collapseFn{}, sets)
 }
 
 func init() {
 	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
 	register.Function3x1(checkUniqueIDs)
 	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
-	register.DoFn4x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(tally.Count)](&signFn{})
+	register.DoFn2x0[record.Doc, func(int, elem.First)](&SignFn{})
+	register.DoFn3x0[record.Doc, func(int, elem.First), func(int, elem.EdgeBatch)](&lookupSignFn{})
 	register.DoFn4x1[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count), error](&collapseFn{})
 	// Exact-duplicate edges go under one key, for --cc local.
 	onekey.Producer(&FeaturizeFn{}, 2)
+	onekey.Producer(&lookupSignFn{}, 1)
 	onekey.Producer(&collapseFn{}, 0)
 	register.Emitter2[int, elem.LocBatch]()
 	register.Emitter2[int, elem.SetBatch]()

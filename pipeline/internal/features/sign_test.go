@@ -66,7 +66,8 @@ func signByHand(t *testing.T, o Options, d record.Doc, runes int64) signed {
 // and punctuation only; length in runes, not bytes) to the hash's partition and one
 // entry per band to the band key's partition, spilled or not; shingles are counted
 // over the full sets, and a document is empty with none and capped with more than
-// --max-shingles. Without Lookup indexes there is no edges output at all.
+// --max-shingles; all in one collection (elem.First), split after one grouping.
+// Without Lookup indexes there is no edges output at all.
 func TestSign(t *testing.T) {
 	docs := []struct {
 		doc      record.Doc
@@ -102,7 +103,8 @@ func TestSign(t *testing.T) {
 			}
 			p, s := beam.NewPipelineWithRoot()
 			signed := Sign(s, beam.CreateList(s, in), o)
-			gotLocs, gotSets, gotBands, edges, counts := signed.Locs, signed.Sets, signed.Bands, signed.Indexed, signed.Counts
+			first := elem.SplitFirst(s, signed.First)
+			gotLocs, gotSets, gotBands, edges, counts := first.Locs, first.Sets, first.Bands, signed.Indexed, first.Counts
 			passert.Equals(s, stagetest.LocTexts(s, stagePartitions, gotLocs), stagetest.Any(locs)...)
 			passert.Equals(s, stagetest.SetTexts(s, stagePartitions, gotSets), stagetest.Any(sets)...)
 			passert.Equals(s, stagetest.BandTexts(s, stagePartitions, gotBands), stagetest.Any(bands)...)
@@ -155,7 +157,7 @@ func TestSignLooksUp(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	signed := Sign(s, beam.CreateList(s, docs), o)
-	edges, counts := signed.Indexed, signed.Counts
+	edges, counts := signed.Indexed, elem.SplitFirst(s, signed.First).Counts
 	passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(want)...)
 	passert.Equals(s, beam.ParDo(s, edgeKeys, edges), 0, 0, 0)
 	require.Equal(t, int64(len(want)), tallytest.Run(t, p, s, counts)["index_verified_pairs"])

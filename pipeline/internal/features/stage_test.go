@@ -43,7 +43,7 @@ func TestCollapse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
-			edges, counts := Collapse(s, stagetest.Sets(s, stagePartitions, tc.sets))
+			edges, counts := Collapse(s, elem.Gather[elem.SetKey](s, stagetest.Sets(s, stagePartitions, tc.sets)))
 			passert.Equals(s, stagetest.Edges(s, edges), stagetest.Any(tc.edges)...)
 			require.Equal(t, int64(len(tc.edges)), tallytest.Run(t, p, s, counts)["exact_duplicates"])
 		})
@@ -69,7 +69,7 @@ func TestCheckUniqueIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
-			checked := CheckUniqueIDs(s, stagetest.Locs(s, stagePartitions, tc.locs))
+			checked := CheckUniqueIDs(s, elem.Gather[elem.IDLoc](s, stagetest.Locs(s, stagePartitions, tc.locs)))
 			if tc.failed != "" {
 				require.ErrorContains(t, ptest.Run(p), tc.failed)
 				return
@@ -90,13 +90,13 @@ func TestLocationsSpill(t *testing.T) {
 	o.SpillDir = t.TempDir()
 
 	p, s := beam.NewPipelineWithRoot()
-	checked := CheckUniqueIDs(s, Sign(s, beam.CreateList(s, docs), o).Locs)
+	checked := CheckUniqueIDs(s, elem.SplitFirst(s, Sign(s, beam.CreateList(s, docs), o).First).Locs)
 	passert.Equals(s, stagetest.LocTexts(s, stagePartitions, checked), "a x.jsonl:1", "b x.jsonl:2", "c y.jsonl:1")
 	passert.Empty(s, beam.ParDo(s, locItems, checked))
 	require.NoError(t, ptest.Run(p))
 
 	p, s = beam.NewPipelineWithRoot()
-	CheckUniqueIDs(s, Sign(s, beam.CreateList(s, append(docs, record.Doc{ID: "a", Text: "x", File: "z.jsonl", Line: 9})), o).Locs)
+	CheckUniqueIDs(s, elem.SplitFirst(s, Sign(s, beam.CreateList(s, append(docs, record.Doc{ID: "a", Text: "x", File: "z.jsonl", Line: 9})), o).First).Locs)
 	require.ErrorContains(t, ptest.Run(p), `duplicate id "a": x.jsonl:1 and z.jsonl:9`)
 }
 
@@ -110,7 +110,7 @@ func TestSetsSpill(t *testing.T) {
 	o.SpillDir = t.TempDir()
 
 	p, s := beam.NewPipelineWithRoot()
-	sets := Sign(s, beam.CreateList(s, docs), o).Sets
+	sets := elem.SplitFirst(s, Sign(s, beam.CreateList(s, docs), o).First).Sets
 	passert.Empty(s, beam.ParDo(s, setItems, sets))
 	passert.Count(s, stagetest.SetTexts(s, stagePartitions, sets), "set keys", len(docs))
 	edges, counts := Collapse(s, sets)
