@@ -25,7 +25,7 @@ import (
 // PCollections between them.
 func (pl *plan) build(s beam.Scope) {
 	cfg, tempDir := &pl.cfg, pl.tmp()
-	docs, rejected, readCounts := source.Read(s, pl.inputs, pl.sourceConfig())
+	docs, rejected, readCounts, ranges := source.ReadRanges(s, pl.inputs, pl.sourceConfig())
 	docs = against.Prefer(s, docs, pl.preferred)
 	fo := pl.featureOptions()
 	signed := against.WithIndexes(s, pl.shardRefs(), fo, features.Sign(s, docs, fo))
@@ -58,7 +58,7 @@ func (pl *plan) build(s beam.Scope) {
 	if cfg.UpdateIndex {
 		indexwrite.Update(s, decisions, pl.indexWrite, pl.indexRowOptions(), tempDir)
 	}
-	writeCounts := sink.Write(s, decisions, rejected, pl.writeConfig())
+	writeCounts := sink.Write(s, decisions, rejected, ranges, pl.writeConfig())
 	output.WriteSorted(s, lines, pl.clustersLayout())
 	tally.Write(s, files.Join(tempDir, countsFile), readCounts, signed.Counts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)

@@ -71,11 +71,11 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 	t.Helper()
 	tmp := NewTempDir(outDir)
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej, readCounts := source.Read(s, fileList, source.Config{Format: format})
+	docs, rej, readCounts, ranges := source.ReadRanges(s, fileList, source.Config{Format: format})
 	decisions := beam.ParDo(s, &decideFn{Removed: removed}, docs)
 	outFormat, err := source.OutputFormat(fileList, format)
 	require.NoError(t, err)
-	counts := tallytest.Run(t, p, s, readCounts, Write(s, decisions, rej, WriteConfig{TempDir: tmp, Format: outFormat}))
+	counts := tallytest.Run(t, p, s, readCounts, Write(s, decisions, rej, ranges, WriteConfig{TempDir: tmp, Format: outFormat, Files: fileList}))
 
 	for _, n := range OutputNames(outFormat) {
 		_, err := os.Stat(filepath.Join(outDir, n))
@@ -222,7 +222,7 @@ func TestWritePipelineFailsOnLostDecision(t *testing.T) {
 	// Hand-made decisions that forget line 2.
 	decisions := beam.CreateList(s, []record.Decisions{{Items: []record.Decision{{File: f, Line: 1, ID: "A", Cluster: "A"}}}})
 	rejected := beam.CreateList(s, []record.Rejected{})
-	Write(s, decisions, rejected, WriteConfig{TempDir: NewTempDir(out), Format: "jsonl"})
+	Write(s, decisions, rejected, beam.CreateList(s, []source.Range{}), WriteConfig{TempDir: NewTempDir(out), Format: "jsonl", Files: []string{f}})
 	err := ptest.Run(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 2: no decision and no rejection")
@@ -234,6 +234,7 @@ func TestWriteRejectsUnresolvedFormat(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
 	d := beam.CreateList(s, []record.Decisions{})
 	r := beam.CreateList(s, []record.Rejected{})
-	assert.Panics(t, func() { Write(s, d, r, WriteConfig{TempDir: "x", Format: "auto"}) })
-	assert.Panics(t, func() { Write(s, d, r, WriteConfig{Format: "jsonl"}) })
+	rs := beam.CreateList(s, []source.Range{})
+	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{TempDir: "x", Format: "auto"}) })
+	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{Format: "jsonl"}) })
 }

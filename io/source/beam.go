@@ -41,6 +41,13 @@ func init() {
 // and each range leaves with its first line number: ids, line numbers, rejections and
 // damage are those of a whole read. The numbered ranges are shuffled before reading.
 func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts beam.PCollection) {
+	docs, rejected, counts, _ = ReadRanges(s, fileList, cfg)
+	return docs, rejected, counts
+}
+
+// ReadRanges is Read that also returns the ranges the files were read in, numbered, as a
+// PCollection<Range>: a step that re-reads the inputs can follow the same pieces.
+func ReadRanges(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts, ranges beam.PCollection) {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
 	chunk := cfg.ChunkBytes
@@ -48,12 +55,11 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts b
 		chunk = DefaultChunkBytes
 	}
 	split, splitCounts := beam.ParDo2(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList))
-	ranges := beam.Reshuffle(s, split)
-	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField, MaxRecordBytes: cfg.MaxRecordBytes}, ranges)
-	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
+	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField, MaxRecordBytes: cfg.MaxRecordBytes}, beam.Reshuffle(s, split))
+	ranges = beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
 	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage, MaxRecordBytes: cfg.MaxRecordBytes},
-		beam.Reshuffle(s, numbered))
-	return docs, rejected, beam.Flatten(s, splitCounts, readCounts)
+		beam.Reshuffle(s, ranges))
+	return docs, rejected, beam.Flatten(s, splitCounts, readCounts), ranges
 }
 
 // splitFn cuts one file into its ranges.
