@@ -29,6 +29,7 @@ var boundedOrigins = map[string]string{
 	// small records fixed by flags and inputs, never by the documents.
 	"pipeline/internal/output.writeRunFn#0": "one partition number per written partition (--partitions or --shards)",
 	"io/sink.writePartFn#0":                 "one small record (names, counts) per piece of input",
+	"io/sink.writeWholeFn#0":                "one small record (names, counts) per input file",
 	"io/sink.writeShardFn#0":                "one small record (names, counts) per piece of input",
 	// The byte ranges split inputs are read in, which the sink's keying and writing take
 	// as a side input: one per --input chunk of a split file's bytes.

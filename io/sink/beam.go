@@ -23,6 +23,9 @@ func init() {
 	register.Function2x0(splitRanges)
 	register.Emitter1[source.Range]()
 	register.DoFn6x1[context.Context, string, func(*entryBatch) bool, func(*source.Range) bool, func(part), func(tally.Count), error](&writePartFn{})
+	register.DoFn2x0[record.Decisions, func(string, entryBatch)](&decisionsWholeFn{})
+	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedWholeFn{})
+	register.DoFn5x1[context.Context, string, func(*entryBatch) bool, func(part), func(tally.Count), error](&writeWholeFn{})
 	register.Emitter1[part]()
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*part) bool, func(int), error](&concatFn{})
 	register.Iter1[entryBatch]()
@@ -54,15 +57,30 @@ func Write(s beam.Scope, decisions, rejected, ranges beam.PCollection, cfg Write
 			cfg.Format, source.FormatJSONL, source.FormatText, source.FormatParquet))
 	}
 	files := slices.Sorted(slices.Values(cfg.Files))
-	side := beam.SideInput{Input: beam.ParDo(s, splitRanges, ranges)}
-	d := beam.ParDo(s, &decisionsByFileFn{Annotate: cfg.Annotate != "", Files: files}, decisions, side)
-	r := beam.ParDo(s, &rejectedByFileFn{Files: files}, rejected, side)
-	byPiece := beam.GroupByKey(s, beam.Flatten(s, d, r))
 	ext := ""
 	if cfg.Shards > 0 && cfg.Format != source.FormatParquet {
 		ext = layout.Ext(cfg.Compress)
 	}
-	parts, counts := beam.ParDo2(s, &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext, MaxRecordBytes: cfg.MaxRecordBytes, Files: files}, byPiece, side)
+	side := beam.SideInput{Input: beam.ParDo(s, splitRanges, ranges)}
+	dFn := &decisionsByFileFn{Annotate: cfg.Annotate != "", Files: files}
+	rFn := &rejectedByFileFn{Files: files}
+	wFn := &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext, MaxRecordBytes: cfg.MaxRecordBytes, Files: files}
+	var d, r, parts beam.PCollection
+	if cfg.Shards > 0 {
+		d = beam.ParDo(s, dFn, decisions, side)
+		r = beam.ParDo(s, rFn, rejected, side)
+	} else {
+		// The single layout joins the pieces into one file whatever they are, so it keeps
+		// whole files as pieces and takes no side input, which costs Prism CPU.
+		d = beam.ParDo(s, &decisionsWholeFn{*dFn}, decisions)
+		r = beam.ParDo(s, &rejectedWholeFn{*rFn}, rejected)
+	}
+	byPiece := beam.GroupByKey(s, beam.Flatten(s, d, r))
+	if cfg.Shards > 0 {
+		parts, counts = beam.ParDo2(s, wFn, byPiece, side)
+	} else {
+		parts, counts = beam.ParDo2(s, &writeWholeFn{*wFn}, byPiece)
+	}
 	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
 	if cfg.Format == source.FormatParquet && cfg.Annotate == "" && len(files) > 0 {
 		// The inputs share one schema (parquetfile.CheckSchemas).
@@ -236,4 +254,40 @@ func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bo
 	}
 	done(len(all))
 	return nil
+}
+
+// noRanges is an empty side input: every file is one piece.
+func noRanges(*source.Range) bool { return false }
+
+// decisionsWholeFn is decisionsByFileFn with every file one piece.
+type decisionsWholeFn struct{ F decisionsByFileFn }
+
+func (f *decisionsWholeFn) ProcessElement(b record.Decisions, emit func(string, entryBatch)) {
+	f.F.ProcessElement(b, noRanges, emit)
+}
+
+func (f *decisionsWholeFn) FinishBundle(emit func(string, entryBatch)) {
+	f.F.FinishBundle(noRanges, emit)
+}
+
+// rejectedWholeFn is rejectedByFileFn with every file one piece.
+type rejectedWholeFn struct{ F rejectedByFileFn }
+
+func (f *rejectedWholeFn) ProcessElement(r record.Rejected, emit func(string, entryBatch)) {
+	f.F.ProcessElement(r, noRanges, emit)
+}
+
+func (f *rejectedWholeFn) FinishBundle(emit func(string, entryBatch)) {
+	f.F.FinishBundle(noRanges, emit)
+}
+
+// writeWholeFn is writePartFn with every file one piece.
+type writeWholeFn struct{ F writePartFn }
+
+func (f *writeWholeFn) ProcessElement(ctx context.Context, key string, batches func(*entryBatch) bool, emit func(part), count func(tally.Count)) error {
+	return f.F.ProcessElement(ctx, key, batches, noRanges, emit, count)
+}
+
+func (f *writeWholeFn) FinishBundle(emit func(part), count func(tally.Count)) {
+	f.F.FinishBundle(noRanges, emit, count)
 }
