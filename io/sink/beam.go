@@ -61,25 +61,22 @@ func Write(s beam.Scope, decisions, rejected, ranges beam.PCollection, cfg Write
 	if cfg.Shards > 0 && cfg.Format != source.FormatParquet {
 		ext = layout.Ext(cfg.Compress)
 	}
-	side := beam.SideInput{Input: beam.ParDo(s, splitRanges, ranges)}
 	dFn := &decisionsByFileFn{Annotate: cfg.Annotate != "", Files: files}
 	rFn := &rejectedByFileFn{Files: files}
 	wFn := &writePartFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate, Ext: ext, MaxRecordBytes: cfg.MaxRecordBytes, Files: files}
-	var d, r, parts beam.PCollection
+	var parts beam.PCollection
 	if cfg.Shards > 0 {
-		d = beam.ParDo(s, dFn, decisions, side)
-		r = beam.ParDo(s, rFn, rejected, side)
+		side := beam.SideInput{Input: beam.ParDo(s, splitRanges, ranges)}
+		d := beam.ParDo(s, dFn, decisions, side)
+		r := beam.ParDo(s, rFn, rejected, side)
+		parts, counts = beam.ParDo2(s, wFn, beam.GroupByKey(s, beam.Flatten(s, d, r)), side)
 	} else {
 		// The single layout joins the pieces into one file whatever they are, so it keeps
-		// whole files as pieces and takes no side input, which costs Prism CPU.
-		d = beam.ParDo(s, &decisionsWholeFn{*dFn}, decisions)
-		r = beam.ParDo(s, &rejectedWholeFn{*rFn}, rejected)
-	}
-	byPiece := beam.GroupByKey(s, beam.Flatten(s, d, r))
-	if cfg.Shards > 0 {
-		parts, counts = beam.ParDo2(s, wFn, byPiece, side)
-	} else {
-		parts, counts = beam.ParDo2(s, &writeWholeFn{*wFn}, byPiece)
+		// whole files as pieces and leaves ranges unused: a side input, or any step more
+		// on ranges, costs the embedded runner CPU on every run.
+		d := beam.ParDo(s, &decisionsWholeFn{*dFn}, decisions)
+		r := beam.ParDo(s, &rejectedWholeFn{*rFn}, rejected)
+		parts, counts = beam.ParDo2(s, &writeWholeFn{*wFn}, beam.GroupByKey(s, beam.Flatten(s, d, r)))
 	}
 	fin := &concatFn{TempDir: cfg.TempDir, Format: cfg.Format, Annotate: cfg.Annotate != ""}
 	if cfg.Format == source.FormatParquet && cfg.Annotate == "" && len(files) > 0 {

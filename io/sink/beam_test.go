@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -237,4 +238,30 @@ func TestWriteRejectsUnresolvedFormat(t *testing.T) {
 	rs := beam.CreateList(s, []source.Range{})
 	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{TempDir: "x", Format: "auto"}) })
 	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{Format: "jsonl"}) })
+}
+
+// TestSingleLayoutLeavesRangesAlone: the single layout builds no step on the read
+// ranges and so takes no side input (the embedded runner pays for either on every
+// run); the sharded layout keys its pieces by them.
+func TestSingleLayoutLeavesRangesAlone(t *testing.T) {
+	for _, tc := range []struct {
+		shards int
+		want   bool
+	}{{0, false}, {2, true}} {
+		p, s := beam.NewPipelineWithRoot()
+		ranges := beam.CreateList(s, []source.Range{{File: "a.jsonl", End: 10}})
+		Write(s, beam.CreateList(s, []record.Decisions{}), beam.CreateList(s, []record.Rejected{}), ranges,
+			WriteConfig{TempDir: "x", Format: "jsonl", Files: []string{"a.jsonl"}, Shards: tc.shards})
+		edges, _, err := p.Build()
+		require.NoError(t, err)
+		var uses []string
+		for _, e := range edges {
+			for _, in := range e.Input {
+				if in.From.Type().Type() == reflect.TypeOf(source.Range{}) {
+					uses = append(uses, e.Name())
+				}
+			}
+		}
+		assert.Equal(t, tc.want, len(uses) > 0, "shards %d: steps taking the ranges: %v", tc.shards, uses)
+	}
 }
