@@ -18,6 +18,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/io/source"
 )
 
 // The engine matrix: every case runs embedded and on the engine, and every file the
@@ -110,6 +112,53 @@ func runEngineMatrix(t *testing.T, e *engine, only ...string) {
 		assertSameFiles(t, want, got)
 		assertCCAuto(t, e, want, got)
 	})
+
+	run("one-file-sharded", func(t *testing.T) {
+		// A corpus in one file, read in oneFileRanges byte ranges: each record output comes
+		// in that many parts, each written from its range and none empty, whose
+		// concatenation in part order is the single layout's file.
+		in := oneFileCorpus(t)
+		shards := strconv.Itoa(oneFileRanges)
+		flags := []string{"dedup", "--quiet", "--input", in, "--threshold", "0.8", "--layout", "sharded", "--shards", shards, "--compress", "zstd"}
+		want := embeddedRun(t, nil, flags...)
+		out := filepath.Join(t.TempDir(), "out")
+		e.run(t, nil, append(flags, "--output", out)...)
+		got := readTree(t, out)
+		assertSameFiles(t, want, got)
+		single := embeddedRun(t, nil, "dedup", "--quiet", "--input", in, "--threshold", "0.8", "--layout", "single")
+		for _, stem := range []string{"kept", "removed"} {
+			var joined []byte
+			for i := range oneFileRanges {
+				part := unzstd(t, got[fmt.Sprintf("%s/part-%05d-of-%05d.jsonl.zst", stem, i, oneFileRanges)])
+				if stem == "kept" {
+					assert.NotEmpty(t, part, "kept part %d of the one file", i)
+				}
+				joined = append(joined, part...)
+			}
+			assert.True(t, string(single[stem+".jsonl"]) == string(joined), "%s parts joined in order are the single layout's %s.jsonl", stem, stem)
+		}
+		assert.NotEmpty(t, single["removed.jsonl"], "the one-file corpus has planted duplicates")
+	})
+}
+
+// oneFileRanges is the number of byte ranges (source.DefaultChunkBytes each) the
+// one-file corpus is read in.
+const oneFileRanges = 4
+
+// oneFileCorpus returns a generated corpus in one JSONL file of a little over three read
+// ranges, so read in oneFileRanges of them: few, long documents, so that the engines'
+// cost per document stays small.
+func oneFileCorpus(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(fixture(t, "one-file corpus", func(dir string) {
+		neardup(t, nil, "gen", "--n", "2000", "--seed", "7", "--mean-words", "21000", "--min-words", "16000", "--max-words", "26000",
+			"--output", filepath.Join(dir, "corpus.jsonl"))
+	}), "corpus.jsonl")
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Len(t, source.SplitFile(path, "jsonl", st.Size(), source.DefaultChunkBytes), oneFileRanges,
+		"the read ranges of the one-file corpus's %d bytes", st.Size())
+	return path
 }
 
 // engineMatchesEmbedded runs `neardup dedup --quiet flags...` embedded (once per flags,

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -27,9 +28,13 @@ var boundedOrigins = map[string]string{
 	// One element per partition of a sorted output, or per input file: a number of
 	// small records fixed by flags and inputs, never by the documents.
 	"pipeline/internal/output.writeRunFn#0": "one partition number per written partition (--partitions or --shards)",
-	"io/sink.writePartFn#0":                 "one small record (names, counts) per input file",
-	"io/sink.writeShardFn#0":                "one small record (names, counts) per input file",
-	"pipeline/internal/output.nearOf#0":     "the one merged NearBatch: bin counts and the pairs nearest the threshold",
+	"io/sink.writePartFn#0":                 "one small record (names, counts) per piece of input",
+	"io/sink.writeWholeFn#0":                "one small record (names, counts) per input file",
+	"io/sink.writeShardFn#0":                "one small record (names, counts) per piece of input",
+	// The byte ranges split inputs are read in, which the sink's keying and writing take
+	// as a side input: one per --input chunk of a split file's bytes.
+	"io/sink.splitRanges#0":             "one source.Range per read range of a split input file",
+	"pipeline/internal/output.nearOf#0": "the one merged NearBatch: bin counts and the pairs nearest the threshold",
 	// The run's counts: one total per count name, after a per-name combine.
 	"internal/tally.dropName#0": "one tally.Count per count name",
 	"internal/tally.writeFn#0":  "one count: the step runs once",
@@ -157,7 +162,7 @@ func graphFor(t *testing.T, cfg Config) *beam.Pipeline {
 	}
 	pl := &plan{cfg: cfg, inputs: cfg.Inputs, format: FormatJSONL, dir: &runDir{tmp: filepath.Join(cfg.Output, ".tmp")}}
 	require.NoError(t, pl.chooseBanding())
-	require.NoError(t, pl.resolveLayout())
+	require.NoError(t, pl.resolveLayout(context.Background()))
 	pl.resolveCC()
 	p, s := beam.NewPipelineWithRoot()
 	pl.build(s)

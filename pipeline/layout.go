@@ -1,37 +1,72 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/neardup/neardup/io/layout"
 	"github.com/neardup/neardup/io/sink"
+	"github.com/neardup/neardup/io/source"
 )
 
 // Output layouts (--layout, --shards, --compress; docs/outputs.md). In the single
 // layout each record output and clusters.jsonl is one file. In the sharded layout each
 // is a directory of parts, layout.Part names: the record outputs' parts are groups of
-// consecutive input files (one each by default) written where they are routed, and
+// consecutive pieces of input (the ranges a split file is read in, whole files
+// otherwise; one piece each by default) written where they are routed, and
 // clusters.jsonl's are hash partitions of the cluster ids, each in id order; nothing is
 // joined. rejected.jsonl, similarities.json, report.html and stats.json stay files.
 
 // resolveLayout fixes the layout and part count of the run: auto is single when the
 // workers run in this process (the embedded runner, LOOPBACK), where one file costs
-// nothing; sharded otherwise. In the sharded layout --shards may not exceed the input
-// files: a part holds whole input files, so every part past them would be empty (and a
+// nothing; sharded otherwise. In the sharded layout --shards may not exceed the pieces
+// of input: a part holds whole pieces, so every part past them would be empty (and a
 // million of them take the job minutes to write). --compress asks for compressed
 // parts, so auto is sharded when it is given.
-func (pl *plan) resolveLayout() error {
+func (pl *plan) resolveLayout(ctx context.Context) error {
 	pl.layout = Layout(layout.Resolve(string(pl.cfg.Layout), workersInProcess() && pl.cfg.Compress == CompressNone, true))
 	pl.shards = pl.cfg.Shards
-	files := max(1, len(pl.inputs))
-	if pl.shards == 0 {
-		pl.shards = files
+	if !pl.sharded() {
+		return nil
 	}
-	if pl.sharded() && pl.shards > files {
-		return fmt.Errorf("--shards %d: more than the %d input file(s); a part holds whole input files, so the parts past them would all be empty: give at most %d, or split the input into more files",
-			pl.shards, len(pl.inputs), files)
+	pieces, err := pl.pieces(ctx)
+	if err != nil {
+		return err
+	}
+	if pl.shards == 0 {
+		pl.shards = pieces
+	}
+	if pl.shards > pieces {
+		return fmt.Errorf("--shards %d: more than the %d piece(s) the input is read in (%d file(s); an uncompressed JSONL or text file is read in ranges of %s, any other file whole); a part holds whole pieces, so the parts past them would all be empty: give at most %d",
+			pl.shards, pieces, len(pl.inputs), byteSize(pl.chunkBytes()), pieces)
 	}
 	return nil
+}
+
+// pieces counts the pieces the sink writes the inputs in (sink.Write): one per read
+// range of an uncompressed JSONL or text file (source.SplitFile), one per other file;
+// at least one, so that an empty input still has a part.
+func (pl *plan) pieces(ctx context.Context) (int, error) {
+	n := 0
+	for _, f := range pl.inputs {
+		if !source.Splittable(f, string(pl.format)) {
+			n++
+			continue
+		}
+		size, err := source.Size(ctx, f)
+		if err != nil {
+			return 0, fmt.Errorf("--input: %w", err)
+		}
+		n += len(source.SplitFile(f, string(pl.format), size, pl.chunkBytes()))
+	}
+	return max(n, 1), nil
+}
+
+func (pl *plan) chunkBytes() int64 {
+	if pl.cfg.InputChunkBytes > 0 {
+		return pl.cfg.InputChunkBytes
+	}
+	return source.DefaultChunkBytes
 }
 
 // resolveCC turns CCAuto into the algorithm the run uses. Containment pairs are decided

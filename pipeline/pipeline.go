@@ -62,7 +62,7 @@ func (pl *plan) build(s beam.Scope) {
 	if cfg.UpdateIndex {
 		indexwrite.Update(s, decisions, pl.indexWrite, pl.indexRowOptions(), tempDir)
 	}
-	writeCounts := sink.Write(s, decisions, rejected, pl.writeConfig())
+	writeCounts := sink.Write(s, decisions, rejected, read.Ranges, pl.writeConfig())
 	output.WriteSorted(s, lines, pl.clustersLayout())
 	tally.Write(s, files.Join(tempDir, countsFile), read.SplitCounts, first.Counts, exactCounts, bucketCounts, pairCounts,
 		clusterCounts, decideCounts, writeCounts)

@@ -78,7 +78,7 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 	if err := pl.chooseBanding(); err != nil {
 		return nil, UsageError{err}
 	}
-	if err := pl.resolveLayout(); err != nil {
+	if err := pl.resolveLayout(ctx); err != nil {
 		return nil, UsageError{err}
 	}
 	pl.resolveCC()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -71,11 +72,12 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 	t.Helper()
 	tmp := NewTempDir(outDir)
 	p, s := beam.NewPipelineWithRoot()
-	docs, rej, readCounts := source.Read(s, fileList, source.Config{Format: format})
+	r := source.ReadStages(s, fileList, source.Config{Format: format})
+	docs, rej, readCounts, ranges := r.Docs, r.Rejected, beam.Flatten(s, r.SplitCounts, r.Counts), r.Ranges
 	decisions := beam.ParDo(s, &decideFn{Removed: removed}, docs)
 	outFormat, err := source.OutputFormat(fileList, format)
 	require.NoError(t, err)
-	counts := tallytest.Run(t, p, s, readCounts, Write(s, decisions, rej, WriteConfig{TempDir: tmp, Format: outFormat}))
+	counts := tallytest.Run(t, p, s, readCounts, Write(s, decisions, rej, ranges, WriteConfig{TempDir: tmp, Format: outFormat, Files: fileList}))
 
 	for _, n := range OutputNames(outFormat) {
 		_, err := os.Stat(filepath.Join(outDir, n))
@@ -222,7 +224,7 @@ func TestWritePipelineFailsOnLostDecision(t *testing.T) {
 	// Hand-made decisions that forget line 2.
 	decisions := beam.CreateList(s, []record.Decisions{{Items: []record.Decision{{File: f, Line: 1, ID: "A", Cluster: "A"}}}})
 	rejected := beam.CreateList(s, []record.Rejected{})
-	Write(s, decisions, rejected, WriteConfig{TempDir: NewTempDir(out), Format: "jsonl"})
+	Write(s, decisions, rejected, beam.CreateList(s, []source.Range{}), WriteConfig{TempDir: NewTempDir(out), Format: "jsonl", Files: []string{f}})
 	err := ptest.Run(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 2: no decision and no rejection")
@@ -234,6 +236,33 @@ func TestWriteRejectsUnresolvedFormat(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
 	d := beam.CreateList(s, []record.Decisions{})
 	r := beam.CreateList(s, []record.Rejected{})
-	assert.Panics(t, func() { Write(s, d, r, WriteConfig{TempDir: "x", Format: "auto"}) })
-	assert.Panics(t, func() { Write(s, d, r, WriteConfig{Format: "jsonl"}) })
+	rs := beam.CreateList(s, []source.Range{})
+	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{TempDir: "x", Format: "auto"}) })
+	assert.Panics(t, func() { Write(s, d, r, rs, WriteConfig{Format: "jsonl"}) })
+}
+
+// TestSingleLayoutLeavesRangesAlone: the single layout builds no step on the read
+// ranges and so takes no side input (the embedded runner pays for either on every
+// run); the sharded layout keys its pieces by them.
+func TestSingleLayoutLeavesRangesAlone(t *testing.T) {
+	for _, tc := range []struct {
+		shards int
+		want   bool
+	}{{0, false}, {2, true}} {
+		p, s := beam.NewPipelineWithRoot()
+		ranges := beam.CreateList(s, []source.Range{{File: "a.jsonl", End: 10}})
+		Write(s, beam.CreateList(s, []record.Decisions{}), beam.CreateList(s, []record.Rejected{}), ranges,
+			WriteConfig{TempDir: "x", Format: "jsonl", Files: []string{"a.jsonl"}, Shards: tc.shards})
+		edges, _, err := p.Build()
+		require.NoError(t, err)
+		var uses []string
+		for _, e := range edges {
+			for _, in := range e.Input {
+				if in.From.Type().Type() == reflect.TypeOf(source.Range{}) {
+					uses = append(uses, e.Name())
+				}
+			}
+		}
+		assert.Equal(t, tc.want, len(uses) > 0, "shards %d: steps taking the ranges: %v", tc.shards, uses)
+	}
 }

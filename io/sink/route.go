@@ -54,11 +54,12 @@ func fromRejected(r record.Rejected) entry {
 	return entry{Line: r.Line, Kind: kindRejected, Reason: r.Reason}
 }
 
-// plan holds one file's outcomes in a compact form: a bitmap for kept lines (one bit per
-// line, 12.5 MB for 100M lines) and sorted slices for the rarer removed and rejected ones,
-// and for the kept lines the report may show. In annotate mode every readable record is
-// listed in removed, as a kindAnnotated entry.
+// plan holds one piece's outcomes in a compact form: a bitmap for kept lines (one bit per
+// line after base, 12.5 MB for 100M lines) and sorted slices for the rarer removed and
+// rejected ones, and for the kept lines the report may show. In annotate mode every
+// readable record is listed in removed, as a kindAnnotated entry.
 type plan struct {
+	base     int64 // the line before the piece's first: the bitmap's bit 0 is line base
 	kept     []uint64
 	maxKept  int64
 	shown    []int64
@@ -72,7 +73,10 @@ func (p *plan) add(e entry) error {
 	}
 	switch e.Kind {
 	case kindKept, kindKeptShown:
-		w, bit := e.Line/64, uint64(1)<<(e.Line%64)
+		if e.Line < p.base {
+			return fmt.Errorf("line %d: before its piece, which starts after line %d", e.Line, p.base)
+		}
+		w, bit := (e.Line-p.base)/64, uint64(1)<<((e.Line-p.base)%64)
 		for int64(len(p.kept)) <= w {
 			p.kept = append(p.kept, 0)
 		}
@@ -95,8 +99,11 @@ func (p *plan) add(e entry) error {
 }
 
 func (p *plan) isKept(line int64) bool {
-	w := line / 64
-	return w < int64(len(p.kept)) && p.kept[w]&(uint64(1)<<(line%64)) != 0
+	if line < p.base {
+		return false
+	}
+	w := (line - p.base) / 64
+	return w < int64(len(p.kept)) && p.kept[w]&(uint64(1)<<((line-p.base)%64)) != 0
 }
 
 func (p *plan) sort() {
@@ -108,18 +115,19 @@ func (p *plan) sort() {
 	slices.Sort(p.shown)
 }
 
-// part describes the per-input-file outputs written by writePart.
+// part describes the per-piece outputs written by writeRange.
 type part struct {
 	File                           string
 	Base                           string // path prefix of the part files
 	Kept, Removed, Rejected, Shown bool   // which part files exist
 	NKept, NRemoved, NRejected     int64
+	Seq, Pieces                    int // the piece's number in input order, of Pieces
 }
 
-// partBase names an input file's parts by a hash of its path: paths can be long and hold
-// any character, and the final concatenation checks that no two files share a base.
-func partBase(tempDir, file string) string {
-	return files.Join(files.Join(tempDir, "parts"), fmt.Sprintf("%016x", xxhash.Sum64String(file)))
+// partBase names a piece's parts by a hash of its key (pieceKey): paths can be long and
+// hold any character, and the final concatenation checks that no two pieces share a base.
+func partBase(tempDir, key string) string {
+	return files.Join(files.Join(tempDir, "parts"), fmt.Sprintf("%016x", xxhash.Sum64String(key)))
 }
 
 // lazyWriter creates its file on first write, so inputs without removed or rejected
@@ -161,7 +169,14 @@ func (l *lazyWriter) close() (bool, error) {
 // limit is the record size limit the file was read with (source.Config.MaxRecordBytes): the
 // lines it rejected as too long are read past again, not held.
 func writePart(ctx context.Context, tempDir, format, annotate, ext, file string, p *plan, limit int64) (part, error) {
-	pt := part{File: file, Base: partBase(tempDir, file)}
+	return writeRange(ctx, tempDir, format, annotate, ext, source.Range{File: file, End: -1}, p, limit)
+}
+
+// writeRange is writePart for one piece: a whole file, or a range of a split file
+// (source.RangeLines), whose outcomes p holds.
+func writeRange(ctx context.Context, tempDir, format, annotate, ext string, r source.Range, p *plan, limit int64) (part, error) {
+	file := r.File
+	pt := part{File: file, Base: partBase(tempDir, pieceKey(r))}
 	ff, err := source.FileFormat(file, format)
 	if err != nil {
 		return pt, err
@@ -186,7 +201,7 @@ func writePart(ctx context.Context, tempDir, format, annotate, ext, file string,
 	case ff == source.FormatParquet:
 		err = routeParquet(ctx, file, annotate, p, kept, removed, writeRejected, &pt)
 	default:
-		err = route(ctx, file, ff, annotate, p, kept, removed, shown, writeRejected, &pt, limit)
+		err = route(ctx, r, ff, annotate, p, kept, removed, shown, writeRejected, &pt, limit)
 	}
 	var cerr error
 	for _, c := range []struct {
@@ -206,23 +221,24 @@ func writePart(ctx context.Context, tempDir, format, annotate, ext, file string,
 	return pt, nil
 }
 
-// route re-reads a JSONL or text file and writes each line to kept or removed, or through
-// writeRejected, by its outcome. The caller has handled a file rejected whole. A JSONL
-// file's kept records that the report may show are also copied to shown (ReportTexts).
-func route(ctx context.Context, file, format, annotate string, p *plan, kept, removed, shown io.Writer, writeRejected func(entry, []byte) error, pt *part, limit int64) error {
+// route re-reads a JSONL or text file, or the range r of one, and writes each line to
+// kept or removed, or through writeRejected, by its outcome. The caller has handled a
+// file rejected whole. A JSONL file's kept records that the report may show are also
+// copied to shown (ReportTexts).
+func route(ctx context.Context, r source.Range, format, annotate string, p *plan, kept, removed, shown io.Writer, writeRejected func(entry, []byte) error, pt *part, limit int64) error {
 	var buf []byte
 	names := AnnotatedFields(annotate)
+	file := r.File
 
-	rc, err := files.Open(ctx, file)
+	next, stop, err := openLines(ctx, r, limit)
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
-	lr := source.Lines(rc, limit)
+	defer stop()
 	ri, rj, si := 0, 0, 0
-	var last int64
+	last := p.base
 	for {
-		line, n, rerr := lr.Next()
+		line, n, rerr := next()
 		if rerr == io.EOF {
 			break
 		}
@@ -327,6 +343,20 @@ func route(ctx context.Context, file, format, annotate string, p *plan, kept, re
 	return nil
 }
 
+// openLines opens the lines of piece r as the source read them: the whole file, or the
+// range of a split one.
+func openLines(ctx context.Context, r source.Range, limit int64) (next func() ([]byte, int64, error), stop func(), err error) {
+	if !r.Whole() {
+		next, stop = source.RangeLines(ctx, r, source.Config{MaxRecordBytes: limit})
+		return next, stop, nil
+	}
+	rc, err := files.Open(ctx, r.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	return source.Lines(rc, limit).Next, func() { rc.Close() }, nil
+}
+
 // rejectedWhole reports a Line 0 rejection: the reader could not open (or use) the file,
 // so it read nothing from it, and nothing else may be said about its lines.
 func rejectedWhole(p *plan) (bool, error) {
@@ -346,18 +376,18 @@ type output struct {
 	ext  string
 }
 
-// concat joins the parts, in input-file order, into the final outputs under tempDir
+// concat joins the parts, in input order (part.Seq), into the final outputs under tempDir
 // (files.Concat: on local disk the first part is moved into place and the others are
 // appended to it), deleting each part once joined. Every output is created even when
 // empty, so the commit always has all of them to move. When sharded, kept (annotated)
 // and removed are in parts already (writeShardFn), and only rejected and the report's
 // texts are joined. like is an input whose schema a Parquet output without rows gets.
 func concat(ctx context.Context, tempDir, format string, annotate, sharded bool, parts []part, like string) error {
-	sort.Slice(parts, func(i, j int) bool { return parts[i].File < parts[j].File })
+	sortParts(parts)
 	bases := map[string]string{}
 	for i, pt := range parts {
-		if i > 0 && pt.File == parts[i-1].File {
-			return fmt.Errorf("concatenate outputs: %s written twice", pt.File)
+		if i > 0 && pt.File == parts[i-1].File && pt.Seq == parts[i-1].Seq {
+			return fmt.Errorf("concatenate outputs: a piece of %s written twice", pt.File)
 		}
 		if other, ok := bases[pt.Base]; ok {
 			return fmt.Errorf("concatenate outputs: %s and %s hash to the same part name", other, pt.File)
@@ -392,6 +422,16 @@ func concat(ctx context.Context, tempDir, format string, annotate, sharded bool,
 		return fmt.Errorf("concatenate outputs: remove parts: %w", err)
 	}
 	return nil
+}
+
+// sortParts puts parts in input order: by piece number, then file name.
+func sortParts(parts []part) {
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].Seq != parts[j].Seq {
+			return parts[i].Seq < parts[j].Seq
+		}
+		return parts[i].File < parts[j].File
+	})
 }
 
 func concatOne(ctx context.Context, dst string, parts []part, has func(part) bool, ext string) error {

@@ -3,8 +3,6 @@ package sink
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -21,30 +19,29 @@ func init() {
 	register.Iter1[part]()
 }
 
-// Sharded layout: the input files, sorted, are cut into Shards runs of consecutive
-// files, and each run's per-file parts become one part of each record output
-// (layout.Part), joined by the worker that groups the run, in parallel with the others.
-// With one shard per input file (the default) the joining is one rename per output.
+// Sharded layout: the pieces of input (pieces: read ranges of split files, whole files
+// otherwise), in input order, are cut into Shards runs of consecutive pieces, and each
+// run's per-piece parts become one part of each record output (layout.Part), joined by
+// the worker that groups the run, in parallel with the others. With one shard per piece
+// (the default) the joining is one rename per output.
 
-// shardOf is the shard of file among the sorted inputs, or -1 when file is not one.
-func shardOf(sorted []string, shards int, file string) int {
-	i, ok := slices.BinarySearch(sorted, file)
-	if !ok {
+// shardOf is the shard of piece seq of n, or -1 when there is no such piece.
+func shardOf(seq, n, shards int) int {
+	if seq < 0 || seq >= n {
 		return -1
 	}
-	return i * shards / len(sorted)
+	return seq * shards / n
 }
 
-// shardOfFn keys each file's part by its shard.
+// shardOfFn keys each piece's part by its shard.
 type shardOfFn struct {
-	Files  []string // sorted
 	Shards int
 }
 
 func (f *shardOfFn) ProcessElement(p part, emit func(int, part)) error {
-	s := shardOf(f.Files, f.Shards, p.File)
+	s := shardOf(p.Seq, p.Pieces, f.Shards)
 	if s < 0 {
-		return fmt.Errorf("write outputs: %s is not among the inputs", p.File)
+		return fmt.Errorf("write outputs: piece %d of %d of %s", p.Seq, p.Pieces, p.File)
 	}
 	emit(s, p)
 	return nil
@@ -66,7 +63,7 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, parts func
 	for parts(&p) {
 		all = append(all, p)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].File < all[j].File })
+	sortParts(all)
 	for _, out := range f.outputs() {
 		dst := files.Join(f.TempDir, layout.Part(out.name, shard, f.Shards, f.compress()))
 		var err error
@@ -104,10 +101,10 @@ func (f *writeShardFn) outputs() []output {
 
 // emptyShards writes the parts of the shards no part fell in, so that every part of
 // every record output exists.
-func (f *writeShardFn) emptyShards(ctx context.Context, inputs []string, parts []part) error {
+func (f *writeShardFn) emptyShards(ctx context.Context, parts []part) error {
 	has := map[int]bool{}
 	for _, p := range parts {
-		has[shardOf(inputs, f.Shards, p.File)] = true
+		has[shardOf(p.Seq, p.Pieces, f.Shards)] = true
 	}
 	for s := range f.Shards {
 		if has[s] {

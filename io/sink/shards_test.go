@@ -5,26 +5,25 @@ import (
 	"testing"
 )
 
-// TestShardOfCutsRunsOfConsecutiveFiles: the sorted inputs are cut into runs of
-// consecutive files, every shard used when there are as many files, and a file that is
-// not an input has no shard.
-func TestShardOfCutsRunsOfConsecutiveFiles(t *testing.T) {
-	files := []string{"a", "b", "c", "d", "e"}
+// TestShardOfCutsRunsOfConsecutivePieces: the pieces, in input order, are cut into runs
+// of consecutive pieces, every shard used when there are as many pieces, and a piece
+// number out of range has no shard.
+func TestShardOfCutsRunsOfConsecutivePieces(t *testing.T) {
 	var got []int
-	for _, f := range files {
-		got = append(got, shardOf(files, 2, f))
+	for seq := range 5 {
+		got = append(got, shardOf(seq, 5, 2))
 	}
 	if want := []int{0, 0, 0, 1, 1}; !slices.Equal(got, want) {
-		t.Errorf("2 shards of 5 files: %v, want %v", got, want)
+		t.Errorf("2 shards of 5 pieces: %v, want %v", got, want)
 	}
 	got = got[:0]
-	for _, f := range files {
-		got = append(got, shardOf(files, 5, f))
+	for seq := range 5 {
+		got = append(got, shardOf(seq, 5, 5))
 	}
 	if want := []int{0, 1, 2, 3, 4}; !slices.Equal(got, want) {
-		t.Errorf("5 shards of 5 files: %v, want %v", got, want)
+		t.Errorf("5 shards of 5 pieces: %v, want %v", got, want)
 	}
-	if s := shardOf(files, 2, "zz"); s != -1 {
-		t.Errorf("shard of a non-input: %d", s)
+	if s := shardOf(5, 5, 2); s != -1 {
+		t.Errorf("shard of a piece past the last: %d", s)
 	}
 }

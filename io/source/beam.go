@@ -47,13 +47,14 @@ func Read(s beam.Scope, fileList []string, cfg Config) (docs, rejected, counts b
 
 // Outputs are what ReadStages makes of the inputs: Docs, Rejected and Counts come out of
 // the stage that reads the records, SplitCounts (input_ranges, unsplittable_files) out
-// of an earlier one.
+// of an earlier one; Ranges are the ranges the files were read in, numbered, as a
+// PCollection<Range>, so that a step that re-reads the inputs can follow the same pieces.
 type Outputs struct {
-	Docs, Rejected, Counts, SplitCounts beam.PCollection
+	Docs, Rejected, Counts, SplitCounts, Ranges beam.PCollection
 }
 
 // ReadStages is Read with the counts of its two stages apart, so that a caller can fuse
-// what it does with the reading stage's outputs into that stage.
+// what it does with the reading stage's outputs into that stage, and with the ranges.
 func ReadStages(s beam.Scope, fileList []string, cfg Config) Outputs {
 	s = s.Scope("source.Read")
 	cfg = cfg.WithDefaults()
@@ -62,12 +63,11 @@ func ReadStages(s beam.Scope, fileList []string, cfg Config) Outputs {
 		chunk = DefaultChunkBytes
 	}
 	split, splitCounts := beam.ParDo2(s, &splitFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, ChunkBytes: chunk}, beam.CreateList(s, fileList))
-	ranges := beam.Reshuffle(s, split)
-	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField, MaxRecordBytes: cfg.MaxRecordBytes}, ranges)
-	numbered := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
+	counted := beam.ParDo(s, &countFn{IDField: cfg.IDField, TextField: cfg.TextField, MaxRecordBytes: cfg.MaxRecordBytes}, beam.Reshuffle(s, split))
+	ranges := beam.ParDo(s, numberRanges, beam.GroupByKey(s, counted))
 	docs, rejected, readCounts := beam.ParDo3(s, &readFn{Format: cfg.Format, IDField: cfg.IDField, TextField: cfg.TextField, FailOnDamage: cfg.FailOnDamage, MaxRecordBytes: cfg.MaxRecordBytes},
-		beam.Reshuffle(s, numbered))
-	return Outputs{Docs: docs, Rejected: rejected, Counts: readCounts, SplitCounts: splitCounts}
+		beam.Reshuffle(s, ranges))
+	return Outputs{Docs: docs, Rejected: rejected, Counts: readCounts, SplitCounts: splitCounts, Ranges: ranges}
 }
 
 // splitFn cuts one file into its ranges.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -103,11 +104,11 @@ func Size(ctx context.Context, file string) (int64, error) {
 }
 
 // eachLine calls fn with every line r owns (terminator included) and its number counted
-// from 1 within the range; a line over cfg's record size limit comes as long, without
-// its bytes (it is read past, never held whole, also when it crosses the range's end or
-// starts in the range before). Counting and reading both use it, so they agree on which
-// range a line belongs to.
-func eachLine(ctx context.Context, r Range, cfg Config, fn func(line []byte, n int64, long *textfile.LongLineError)) error {
+// from 1 within the range, until fn returns false; a line over cfg's record size limit
+// comes as long, with only the start of its bytes the reader held (it is read past,
+// never held whole, also when it crosses the range's end or starts in the range before). Counting, reading and the
+// sink's re-read all use it, so they agree on which range a line belongs to.
+func eachLine(ctx context.Context, r Range, cfg Config, fn func(line []byte, n int64, long *textfile.LongLineError) bool) error {
 	// Start one byte early: the range's first line starts at Start only if the byte
 	// before it ends a line.
 	pos := max(r.Start-1, 0)
@@ -123,7 +124,7 @@ func eachLine(ctx context.Context, r Range, cfg Config, fn func(line []byte, n i
 		var long *textfile.LongLineError
 		if errors.As(err, &long) {
 			pos += long.Bytes
-			return nil, num, long, nil
+			return line, num, long, nil
 		}
 		pos += int64(len(line))
 		return line, num, nil, err
@@ -161,9 +162,46 @@ func eachLine(ctx context.Context, r Range, cfg Config, fn func(line []byte, n i
 		if err != nil {
 			return fmt.Errorf("read %s at byte %d: %w", r.File, at, err)
 		}
-		fn(line, num, long)
+		if !fn(line, num, long) {
+			return nil
+		}
 	}
 	return nil
+}
+
+// RangeLines returns a reader of the lines split range r owns, for a step that re-reads
+// the range as it was read: each call of next returns a line (terminator included) and
+// its number in the file (r.First on); a line over cfg's record size limit comes as the
+// start of its bytes with a *textfile.LongLineError, a read failure as its error at the number
+// of the line it broke, and the end as io.EOF. stop closes the file; call it once done.
+func RangeLines(ctx context.Context, r Range, cfg Config) (next func() ([]byte, int64, error), stop func()) {
+	type line struct {
+		b    []byte
+		n    int64
+		long *textfile.LongLineError
+	}
+	var err error
+	last := r.First - 1
+	lines, stop := iter.Pull(func(yield func(line) bool) {
+		err = eachLine(ctx, r, cfg, func(b []byte, n int64, long *textfile.LongLineError) bool {
+			return yield(line{b, r.First + n - 1, long})
+		})
+	})
+	next = func() ([]byte, int64, error) {
+		l, ok := lines()
+		switch {
+		case ok && l.long != nil:
+			last, l.long.Line = l.n, l.n
+			return l.b, l.n, l.long
+		case ok:
+			last = l.n
+			return l.b, l.n, nil
+		case err != nil:
+			return nil, last + 1, err
+		}
+		return nil, last, io.EOF
+	}
+	return next, stop
 }
 
 // openAt opens file for reading from byte pos: in place when it can be read at any offset
@@ -211,7 +249,7 @@ func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()
 // CountLines returns how many lines split range r owns.
 func CountLines(ctx context.Context, r Range, cfg Config) (int64, error) {
 	var n int64
-	err := eachLine(ctx, r, cfg, func([]byte, int64, *textfile.LongLineError) { n++ })
+	err := eachLine(ctx, r, cfg, func([]byte, int64, *textfile.LongLineError) bool { n++; return true })
 	return n, err
 }
 
@@ -291,7 +329,7 @@ func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), r
 		read := r.First - 1
 		good = 0
 		lp := newLineParser(r.File, format, cfg, &st, doc, reject)
-		err = eachLine(ctx, r, cfg, func(line []byte, n int64, long *textfile.LongLineError) {
+		err = eachLine(ctx, r, cfg, func(line []byte, n int64, long *textfile.LongLineError) bool {
 			num := r.First + n - 1
 			switch {
 			case last >= 0 && num > last:
@@ -305,6 +343,7 @@ func ReadRange(ctx context.Context, r Range, cfg Config, doc func(record.Doc), r
 				good += int64(len(line))
 				lp.add(line, num)
 			}
+			return true
 		})
 		lp.close()
 		if err != nil {
