@@ -72,8 +72,8 @@ func runDedup(t *testing.T, fileList []string, format string, removed map[string
 	t.Helper()
 	tmp := NewTempDir(outDir)
 	p, s := beam.NewPipelineWithRoot()
-	r := source.ReadStages(s, fileList, source.Config{Format: format})
-	docs, rej, readCounts, ranges := r.Docs, r.Rejected, beam.Flatten(s, r.SplitCounts, r.Counts), r.Ranges
+	read := source.ReadStages(s, fileList, source.Config{Format: format})
+	docs, rej, readCounts, ranges := read.Docs, read.Rejected, beam.Flatten(s, read.SplitCounts, read.Counts), read.Ranges
 	decisions := beam.ParDo(s, &decideFn{Removed: removed}, docs)
 	outFormat, err := source.OutputFormat(fileList, format)
 	require.NoError(t, err)
