@@ -148,10 +148,7 @@ func (f *bucketFn) deliver(ctx context.Context, b bucketed, emit func(int, elem.
 			emit(p, elem.EdgeBatch{Items: b.edges[p]})
 			continue
 		}
-		for _, e := range b.edges[p] {
-			// One edge at a time, so that records end at the spill's record size.
-			f.spill.Extend(p, func(run []byte) []byte { return elem.Edges.Append(run, e) })
-		}
+		elem.SpillItems(&f.spill, elem.Edges, p, b.edges[p]...)
 	}
 	for _, p := range elem.SortedKeys(b.members) {
 		if items := f.unasked(b.members[p]); len(items) > 0 {

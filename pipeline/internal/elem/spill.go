@@ -117,3 +117,11 @@ func ReleaseSpilled(refs []string) {
 		spill.Release(r)
 	}
 }
+
+// SpillItems appends items to partition p's open record of s, one at a time so that
+// records end at the spill's record size (spill.Writer.Extend), each coded by c.Append.
+func SpillItems[T any](s *Spiller, c Codec[T], p int, items ...T) {
+	for _, it := range items {
+		s.Extend(p, func(run []byte) []byte { return c.Append(run, it) })
+	}
+}

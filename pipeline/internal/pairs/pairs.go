@@ -175,7 +175,7 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			if f.spill.Dir != "" {
 				// Encoded straight into the partition's spill buffer: no batch, no
 				// temporary encoding and no copy of it.
-				f.spill.Extend(p, func(b []byte) []byte { return elem.Halves.Append(b, h) })
+				elem.SpillItems(&f.spill, elem.Halves, p, h)
 				continue
 			}
 			byPart[p] = append(byPart[p], h)

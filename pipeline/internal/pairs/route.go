@@ -39,7 +39,7 @@ func (f *routeFn) ProcessElement(_ int, b elem.EdgeBatch, emit func(int, elem.Ha
 		for _, node := range []string{e.U, e.V} {
 			p, h := elem.PartOfString(node, f.Partitions), elem.Half{U: e.U, V: e.V, Node: node}
 			if f.spill.Dir != "" {
-				f.spill.Extend(p, func(run []byte) []byte { return elem.Halves.Append(run, h) })
+				elem.SpillItems(&f.spill, elem.Halves, p, h)
 				continue
 			}
 			f.reqs.Add(p, h, func(p int, items []elem.Half) { emit(p, elem.HalfBatch{Items: items}) })
@@ -117,9 +117,7 @@ func (f *locateFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, reqI
 			f.num[file] = p
 			f.files = append(f.files, file)
 		}
-		for _, r := range byFile[file] {
-			f.spill.Extend(p, func(run []byte) []byte { return readRequests.Append(run, r) })
-		}
+		elem.SpillItems(&f.spill, readRequests, p, byFile[file]...)
 	}
 	return nil
 }
