@@ -181,6 +181,7 @@ func (pl *plan) execute(ctx context.Context, build func(beam.Scope), progressOut
 	build(s)
 	pl.spilledBefore = spill.Written()
 	res, err := runWithProgress(ctx, p, pl.tmp(), progressOut, pl.inputBytes)
+	spill.CloseFiles() // the job read its spill: the commit may remove the files
 	if err != nil {
 		return nil, nil, pl.dir.failed(ctx, jobError(err))
 	}

@@ -16,13 +16,11 @@
 package spill
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -160,6 +158,7 @@ func appendAll(q <-chan appendJob, free chan<- []byte, st *appendState) {
 		select {
 		case free <- j.buf[:0]:
 		default:
+			putBuffer(j.buf)
 		}
 	}
 }
@@ -235,17 +234,15 @@ func (w *Writer) end(p int) {
 	pt.open = 0
 }
 
-// buffer is an empty buffer of flushBytes for a partition: a written one when there is
-// one. A partition's buffer is never grown by doubling, which would allocate twice and
-// copy once the whole volume in fresh memory. The pages of a buffer made from fresh
-// memory are only touched as it fills, so a partition with little to write costs
-// little more than its bytes.
+// buffer is an empty buffer of flushBytes for a partition: one of this Writer's written
+// ones when there is one. A partition's buffer is never grown by doubling, which would
+// allocate twice and copy once the whole volume in fresh memory.
 func (w *Writer) buffer() []byte {
 	select {
 	case b := <-w.free:
 		return b
 	default:
-		return make([]byte, 0, flushBytes)
+		return getBuffer()
 	}
 }
 
@@ -298,6 +295,9 @@ func (w *Writer) Close() (map[int]string, error) {
 	w.stop.Stop()
 	close(w.queue)
 	w.state.done.Wait()
+	for len(w.free) > 0 {
+		putBuffer(<-w.free)
+	}
 	if w.file != nil {
 		if err := w.file.Close(); err != nil {
 			w.state.fail(fmt.Errorf("spill: %w", err))
@@ -371,75 +371,4 @@ func Size(ref string) int64 {
 		n += e.n
 	}
 	return n
-}
-
-// readers hold the read buffers: a job reads one reference per partition and bundle,
-// most of them far smaller than a buffer, so a buffer of their own each would make the
-// reads mostly allocation.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, flushBytes) }}
-
-// Read calls fn with every record a reference (from Close) points at, in the order they
-// were added. The slice passed to fn is only valid during the call.
-func Read(ref string, fn func(rec []byte) error) error {
-	return Scan(ref, func(rec []byte, _ int64) error { return fn(rec) })
-}
-
-// Scan is Read that also tells fn where the record's bytes start in the reference's
-// file (File), so that a reader can index records and read parts of them back later
-// (os.File.ReadAt) instead of holding them.
-func Scan(ref string, fn func(rec []byte, off int64) error) error {
-	path, extents, err := parseRef(ref)
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("spill: %w", err)
-	}
-	defer f.Close()
-	r := readers.Get().(*bufio.Reader)
-	defer func() {
-		r.Reset(nil) // drop the file, keep the buffer
-		readers.Put(r)
-	}()
-	var rec []byte
-	var header [headerBytes]byte
-	n := 0
-	for _, e := range extents {
-		r.Reset(io.NewSectionReader(f, e.off, e.n))
-		for left := e.n; ; n++ {
-			_, err := io.ReadFull(r, header[:])
-			if err == io.EOF && left == 0 {
-				break
-			}
-			if err != nil {
-				// io.EOF with bytes left: the file ends inside the extent, at a record's end.
-				return fmt.Errorf("spill: read %s, record %d: %w", path, n+1, shortened(err))
-			}
-			size := int64(binary.LittleEndian.Uint32(header[:]))
-			if left -= headerBytes; size > left {
-				return fmt.Errorf("spill: read %s, record %d: %d bytes, past the end of its extent (%d left): the file is damaged", path, n+1, size, left)
-			}
-			left -= size
-			if int64(cap(rec)) < size {
-				rec = make([]byte, size)
-			}
-			rec = rec[:size]
-			if _, err := io.ReadFull(r, rec); err != nil {
-				return fmt.Errorf("spill: read %s, record %d: %w", path, n+1, shortened(err))
-			}
-			if err := fn(rec, e.off+e.n-left-size); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// shortened says what an unexpected end of an extent means.
-func shortened(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w (the file is shorter than its records say)", err)
-	}
-	return err
 }

@@ -343,3 +343,91 @@ func TestReleaseFreesTheDiskSpace(t *testing.T) {
 		t.Fatalf("the other partition reads %q after Release", got)
 	}
 }
+
+// TestOneLargeExtentReadsLikeSmallOnes writes one partition alone, so that its flushed
+// buffers merge into one extent larger than a read buffer, and checks its records.
+func TestOneLargeExtentReadsLikeSmallOnes(t *testing.T) {
+	w, err := NewWriter(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]byte
+	for i := range 3000 {
+		rec := bytes.Repeat([]byte{byte(i)}, i%500)
+		if err := w.Append(4, rec); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, rec)
+	}
+	refs, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, extents, _ := parseRef(refs[4]); len(extents) != 1 || extents[0].n <= flushBytes {
+		t.Fatalf("extents %v: the test wants one larger than %d bytes", extents, flushBytes)
+	}
+	got := readAll(t, refs[4])
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("record %d differs", i)
+		}
+	}
+}
+
+// openIn counts this process's open files under dir.
+func openIn(t *testing.T, dir string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, dir) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReadersKeepFewFilesOpen reads the references of more writers than stay open,
+// twice over, and checks that the records come back, that no more than keepOpen files
+// stay open, and that CloseFiles closes them all.
+func TestReadersKeepFewFilesOpen(t *testing.T) {
+	dir := t.TempDir()
+	var refs []string
+	for i := range keepOpen + 20 {
+		w, err := NewWriter(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range 3 {
+			if err := w.Append(p, fmt.Appendf(nil, "writer %d partition %d", i, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, r[0], r[1], r[2])
+	}
+	for range 2 {
+		for i, ref := range refs {
+			got := readAll(t, ref)
+			if want := fmt.Sprintf("writer %d partition %d", i/3, i%3); len(got) != 1 || string(got[0]) != want {
+				t.Fatalf("reference %d reads %q, want %q", i, got, want)
+			}
+		}
+	}
+	if n := openIn(t, dir); n > keepOpen {
+		t.Fatalf("%d spill files open after reading, want at most %d", n, keepOpen)
+	}
+	CloseFiles()
+	if n := openIn(t, dir); n != 0 {
+		t.Fatalf("%d spill files open after CloseFiles", n)
+	}
+}

@@ -112,11 +112,7 @@ func EachSpilled(refs []string, fn func(rec []byte) error) error {
 // ReleaseSpilled frees the disk space of the records refs point at (spill.Release): the
 // only reader of a kind calls it once it has read them, so that a run's disk use does
 // not grow with each stage that spills.
-func ReleaseSpilled(refs []string) {
-	for _, r := range refs {
-		spill.Release(r)
-	}
-}
+func ReleaseSpilled(refs []string) { spill.Release(refs...) }
 
 // SpillItems appends items to partition p's open record of s, one at a time so that
 // records end at the spill's record size (spill.Writer.Extend), each coded by c.Append.
