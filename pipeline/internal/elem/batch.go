@@ -125,6 +125,16 @@ func (c Codec[T]) Items(b Batch[T]) ([]T, error) {
 	return items, err
 }
 
+// TakeItems is Items for the only reader of b's records: once they are read, their
+// spilled runs' disk space is freed (ReleaseSpilled).
+func (c Codec[T]) TakeItems(b Batch[T]) ([]T, error) {
+	items, err := c.Items(b)
+	if err == nil {
+		ReleaseSpilled(b.Spilled)
+	}
+	return items, err
+}
+
 // AppendRun appends the items of a spilled run (Append) to items. The decoded strings
 // share the run's one allocation.
 func (c Codec[T]) AppendRun(items []T, run []byte) ([]T, error) {

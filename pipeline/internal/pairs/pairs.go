@@ -147,11 +147,10 @@ func (f *rereadFn) FinishBundle(emit func(int, elem.HalfBatch)) error {
 }
 
 func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBatch, emit func(int, elem.HalfBatch)) error {
-	reqs, err := readRequests.Items(batch)
+	reqs, err := readRequests.TakeItems(batch) // the only reader of the read requests
 	if err != nil {
 		return err
 	}
-	elem.ReleaseSpilled(batch.Spilled) // the only reader of the read requests
 	slices.SortFunc(reqs, func(a, b ReadRequest) int { return cmp.Compare(a.Line, b.Line) })
 	byPart := map[int][]elem.Half{}
 	next := 0

@@ -28,11 +28,10 @@ func (f *routeFn) Setup() {
 }
 
 func (f *routeFn) ProcessElement(_ int, b elem.EdgeBatch, emit func(int, elem.HalfBatch)) error {
-	edges, err := elem.Edges.Items(b)
+	edges, err := elem.Edges.TakeItems(b) // the only reader of the candidate edges
 	if err != nil {
 		return err
 	}
-	elem.ReleaseSpilled(b.Spilled) // the only reader of the candidate edges
 	slices.SortFunc(edges, elem.CompareEdgeIDs)
 	edges = slices.CompactFunc(edges, func(a, b elem.Edge) bool { return a.U == b.U && a.V == b.V })
 	for _, e := range edges {
@@ -74,11 +73,10 @@ func (f *locateFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, reqI
 	var reqs []elem.Half
 	var part elem.HalfBatch
 	for reqIter(&part) {
-		items, err := elem.Halves.Items(part)
+		items, err := elem.Halves.TakeItems(part) // the only reader of the requests
 		if err != nil {
 			return err
 		}
-		elem.ReleaseSpilled(part.Spilled) // the only reader of the requests
 		reqs = append(reqs, items...)
 	}
 	if len(reqs) == 0 {
