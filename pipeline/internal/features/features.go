@@ -157,14 +157,11 @@ func Collapse(s beam.Scope, sets beam.PCollection) (edges, counts beam.PCollecti
 }
 
 func init() {
-	register.DoFn2x0[record.Doc, func(int, elem.LocBatch)](&LocateFn{})
 	register.Function3x1(checkUniqueIDs)
-	register.DoFn5x0[record.Doc, func(int, elem.SetBatch), func(int, elem.BandBatch), func(int, elem.EdgeBatch), func(tally.Count)](&FeaturizeFn{})
 	register.DoFn2x0[record.Doc, func(int, elem.First)](&SignFn{})
 	register.DoFn3x0[record.Doc, func(int, elem.First), func(int, elem.EdgeBatch)](&lookupSignFn{})
 	register.DoFn4x1[int, elem.SetBatch, func(int, elem.EdgeBatch), func(tally.Count), error](&collapseFn{})
 	// Exact-duplicate edges go under one key, for --cc local.
-	onekey.Producer(&FeaturizeFn{}, 2)
 	onekey.Producer(&lookupSignFn{}, 1)
 	onekey.Producer(&collapseFn{}, 0)
 	register.Emitter2[int, elem.LocBatch]()
@@ -178,7 +175,8 @@ var (
 	minhashNanos = beam.NewCounter(elem.MetricsNS, "minhash_nanos")
 )
 
-// LocateFn keys a document's position by its id's partition, in batches per partition.
+// LocateFn keys a document's position by its id's partition, in batches per partition:
+// the part of SignFn that locates, not a DoFn of its own.
 type LocateFn struct {
 	Partitions int
 	SpillDir   string // where the locations are spilled (elem.LocBatch); "": through the runner
@@ -270,7 +268,8 @@ func featurize(sh *shingleset.Shingler, maxShingles int, signer *minhash.Signer,
 	return r
 }
 
-// FeaturizeFn turns a document into what the later stages need, in one pass: normalize,
+// FeaturizeFn, the part of SignFn that featurizes (not a DoFn of its own), turns a
+// document into what the later stages need, in one pass: normalize,
 // shingle, hash, sign, band. It sends the set's fingerprints to their partition (where
 // exact duplicates meet) and one entry per band to the band key's partition (where
 // candidates meet). The shingle set itself is not kept: verification re-reads the few
