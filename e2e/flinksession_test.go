@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFlinkSessionMatchesEmbedded runs the generated-corpus and s3:// cases of the engine
+// TestFlinkSessionMatchesEmbedded runs the generated-corpus, s3:// and one-file cases of the engine
 // matrix on a Flink session cluster (a JobManager and two TaskManagers, separate JVMs on
 // loopback), submitted by Beam's Flink job server with --flink-master.
 func TestFlinkSessionMatchesEmbedded(t *testing.T) {
@@ -28,7 +28,7 @@ func TestFlinkSessionMatchesEmbedded(t *testing.T) {
 	assert.Contains(t, string(doc), fmt.Sprintf(flinkSessionConf, 6123, 8081, flinkSessionSlots, flinkSessionSlots), "docs/engines.md: the session cluster's configuration")
 	assert.Contains(t, string(doc), strings.Join(flinkTaskManagerJVM, " "), "docs/engines.md: the TaskManagers' JVM flags")
 	assert.Contains(t, string(doc), strings.Join(flinkOpens, " "), "docs/engines.md: the packages opened to Flink's JVMs")
-	runEngineMatrix(t, flinkSessionEngine(t, home, false).engine, "generated", "s3")
+	runEngineMatrix(t, flinkSessionEngine(t, home, false).engine, "generated", "s3", "one-file-sharded")
 }
 
 // TestFlinkSessionWorkerLostTaskManager kills a TaskManager of a Flink session cluster,

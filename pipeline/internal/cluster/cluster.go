@@ -97,8 +97,9 @@ func SizeBucketName(i int) string {
 
 // Cluster labels the documents joined by verified edges (all under key 0) with connected
 // components and applies the keep policy. It returns each clustered document's fate,
-// gathered by id partition, the clusters.jsonl lines, one per cluster, in batches,
-// sorted by cluster id when written (PCollection<LineBatch>), and the cluster counts
+// by id partition in batches of at most elem.ShuffleBytes (they meet the locations in a
+// CoGroupByKey, which gathers them), the clusters.jsonl lines, one per cluster, in
+// batches, sorted by cluster id when written (PCollection<LineBatch>), and the cluster counts
 // (PCollection<tally.Count>, see ClustersCount).
 func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, counts beam.PCollection) {
 	s = s.Scope("cluster.Cluster")
@@ -106,7 +107,7 @@ func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, cou
 		return clusterDistributed(s, edges, o)
 	}
 	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather[elem.Edge](s, edges))
-	return elem.Gather[elem.Fate](s, fates), lines, counts
+	return fates, lines, counts
 }
 
 // clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
@@ -189,7 +190,7 @@ func (o *settled) flush(emitFates func(int, elem.FateBatch), emitLines func(elem
 		emitLines(elem.LineBatch{Items: o.lines})
 	}
 	for _, p := range elem.SortedKeys(o.byPart) {
-		emitFates(p, elem.FateBatch{Items: o.byPart[p]})
+		elem.Split(o.byPart[p], elem.FateSize, func(run []elem.Fate) { emitFates(p, elem.FateBatch{Items: run}) })
 	}
 }
 
@@ -274,7 +275,7 @@ func clusterDistributed(s beam.Scope, edges beam.PCollection, o Options) (fates,
 	byNode := elem.Gather[elem.Edge](s, beam.ParDo(s, &edgesByNodeFn{Partitions: o.Partitions}, edges))
 	byLabel := elem.Gather[elem.Edge](s, beam.ParDo(s, &labelMembersFn{Partitions: o.Partitions}, beam.CoGroupByKey(s, labels, byNode)))
 	fates, lines, counts = beam.ParDo3(s, &clusterPartFn{Partitions: o.Partitions, Keep: o.Keep}, byLabel)
-	return elem.Gather[elem.Fate](s, fates), lines, counts
+	return fates, lines, counts
 }
 
 func edgePairs(k int, b elem.EdgeBatch) (int, connectedcomponents.Pairs) {

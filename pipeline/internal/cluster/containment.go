@@ -22,12 +22,12 @@ func init() {
 // containment edges, PCollection<KV<int, elem.EdgeBatch>> (container first), both
 // under key 0, by containment.Resolve's rule: a document is removed when it is
 // contained in a kept document, into that document's cluster. It returns the fates,
-// gathered by id partition, the clusters.jsonl lines and the cluster counts, as Cluster
+// by id partition, the clusters.jsonl lines and the cluster counts, as Cluster
 // does. The edges are decided on one worker, as Cluster's local mode does.
 func Containment(s beam.Scope, duplicates, verified beam.PCollection, partitions int) (fates, lines, counts beam.PCollection) {
 	s = s.Scope("cluster.Containment")
 	fates, lines, counts = beam.ParDo3(s, &containmentFn{Partitions: partitions}, beam.CoGroupByKey(s, duplicates, verified))
-	return elem.Gather[elem.Fate](s, fates), lines, counts
+	return fates, lines, counts
 }
 
 type containmentFn struct {

@@ -27,6 +27,29 @@ const MetricsNS = "neardup"
 // BatchItems is the most items one emitted batch holds.
 const BatchItems = 4096
 
+// ShuffleBytes bounds, about, the encoded bytes of one batch a stage sends through a
+// runner's shuffle when it does not spill, however large the corpus or long its
+// documents: an engine sorts each element whole in a sort buffer of a fixed size
+// (Flink: "Record too large"). Split cuts a partition's items to it.
+const ShuffleBytes = 256 << 10
+
+// Split passes items to emit in consecutive runs whose sizes add up to at most
+// ShuffleBytes (an item larger than that alone).
+func Split[T any](items []T, size func(T) int, emit func([]T)) {
+	lo, n := 0, 0
+	for i, it := range items {
+		s := size(it)
+		if i > lo && n+s > ShuffleBytes {
+			emit(items[lo:i])
+			lo, n = i, 0
+		}
+		n += s
+	}
+	if lo < len(items) {
+		emit(items[lo:])
+	}
+}
+
 type (
 	encoder = wire.Encoder
 	decoder = wire.Decoder

@@ -15,7 +15,7 @@ type Fate struct {
 	Size    int64   // members in the cluster
 }
 
-// FateBatch is a batch of fates, gathered by id partition.
+// FateBatch is a batch of fates, by id partition.
 type FateBatch = Batch[Fate]
 
 // Member is a clustered document as the keep policy sees it.
@@ -24,6 +24,9 @@ type Member struct {
 	Length int64
 	Sim    float64
 }
+
+// FateSize is about the bytes a fate takes in a batch (Split).
+func FateSize(f Fate) int { return len(f.ID) + len(f.Cluster) + 24 }
 
 var fateCodec = Codec[Fate]{
 	Put: func(e *encoder, f Fate) {

@@ -1,5 +1,10 @@
 package elem
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Half is one end of a candidate pair (U, V): the shingle set of Node, which is U or V,
 // on its way to the pair's partition. A large bucket's member is a Half too
 // (BucketMember).
@@ -55,6 +60,48 @@ func SkimHalves(rec []byte, fn func(h Half, off, n int)) error {
 	}
 	return d.Err
 }
+
+// ChunkHashes bounds the hashes one Half carries through a runner's shuffle: a longer
+// set travels as several Halves (Chunks), joined where they meet (JoinChunks).
+const ChunkHashes = 8192
+
+// Chunks splits h into Halves of the same pair, node and length, each holding a
+// consecutive run of at most n of its sorted hashes; a set of n or fewer is h alone.
+func (h Half) Chunks(n int) []Half {
+	if len(h.Hashes) <= n {
+		return []Half{h}
+	}
+	out := make([]Half, 0, (len(h.Hashes)+n-1)/n)
+	for lo := 0; lo < len(h.Hashes); lo += n {
+		c := h
+		c.Hashes = h.Hashes[lo:min(lo+n, len(h.Hashes))]
+		out = append(out, c)
+	}
+	return out
+}
+
+// JoinChunks returns the set whose chunks (Chunks, in any order) are given: the chunks
+// are disjoint runs of one sorted set, so ordered by their first hash they concatenate
+// into it. It reports false if they do not (two copies of one chunk, say).
+func JoinChunks(chunks [][]uint64) ([]uint64, bool) {
+	slices.SortFunc(chunks, func(a, b []uint64) int { return cmp.Compare(a[0], b[0]) })
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	out := make([]uint64, 0, n)
+	for _, c := range chunks {
+		if len(out) > 0 && c[0] <= out[len(out)-1] {
+			return nil, false
+		}
+		out = append(out, c...)
+	}
+	return out, true
+}
+
+// SameEnd tells whether a and b are the same end of the same pair or bucket (chunks of
+// one Half, Chunks).
+func SameEnd(a, b Half) bool { return a.Node == b.Node && a.U == b.U && a.V == b.V }
 
 // BucketMember asks for member id's shingle set on behalf of the large buckets whose
 // smallest id is pivot. It is a Half whose U is empty (no document id is: a missing one

@@ -31,6 +31,10 @@ func LocItems(b LocBatch) ([]IDLoc, error) {
 	return items, err
 }
 
+// LocSize is about the bytes a location takes in a batch, its file's name counted
+// whole (Split).
+func LocSize(l IDLoc) int { return len(l.ID) + len(l.File) + 16 }
+
 // SpillLocs is the encoding of a batch of locations in a spill file (LocItems).
 func SpillLocs(items []IDLoc) []byte { return locCoder{}.Encode(LocBatch{Items: items}) }
 

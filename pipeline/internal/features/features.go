@@ -140,8 +140,8 @@ func NewFeaturize(o Options) *FeaturizeFn {
 
 // CheckUniqueIDs fails the run on a duplicate id among the locations,
 // PCollection<KV<int, elem.LocBatch>> gathered by id partition (elem.SplitFirst). It
-// returns the locations, checked: every later stage that meets a document's location
-// reads these, so none gets past a duplicate id.
+// returns the locations, checked, in batches of at most elem.ShuffleBytes: every later
+// stage that meets a document's location reads these, so none gets past a duplicate id.
 func CheckUniqueIDs(s beam.Scope, locs beam.PCollection) (checked beam.PCollection) {
 	s = s.Scope("features.CheckUniqueIDs")
 	return beam.ParDo(s, checkUniqueIDs, locs)
@@ -227,7 +227,13 @@ func checkUniqueIDs(part int, batch elem.LocBatch, emit func(int, elem.LocBatch)
 				a.ID, first.File, first.Line, second.File, second.Line)
 		}
 	}
-	emit(part, batch)
+	if len(batch.Spilled) > 0 {
+		emit(part, batch) // references only
+		return nil
+	}
+	// The partition's locations join other collections in shuffles: in elements of a
+	// bounded size.
+	elem.Split(locs, elem.LocSize, func(run []elem.IDLoc) { emit(part, elem.LocBatch{Items: run}) })
 	return nil
 }
 

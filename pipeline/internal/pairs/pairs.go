@@ -152,7 +152,11 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		return err
 	}
 	slices.SortFunc(reqs, func(a, b ReadRequest) int { return cmp.Compare(a.Line, b.Line) })
-	byPart := map[int][]elem.Half{}
+	type pending struct {
+		items []elem.Half
+		bytes int
+	}
+	byPart := map[int]pending{}
 	next := 0
 	var fail error
 	// The requested lines come back shingled from the pool, in file order.
@@ -177,10 +181,15 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 				elem.SpillItems(&f.spill, elem.Halves, p, h)
 				continue
 			}
-			byPart[p] = append(byPart[p], h)
-			if len(byPart[p]) == halvesPerBatch {
-				emit(p, elem.HalfBatch{Items: byPart[p]})
-				byPart[p] = nil
+			// Through the runner, in chunks and batches of bounded bytes.
+			for _, c := range h.Chunks(elem.ChunkHashes) {
+				b := byPart[p]
+				b.items = append(b.items, c)
+				if b.bytes += elem.Halves.Size(c); b.bytes >= elem.ShuffleBytes || len(b.items) == halvesPerBatch {
+					emit(p, elem.HalfBatch{Items: b.items})
+					b.items, b.bytes = nil, 0
+				}
+				byPart[p] = b
 			}
 		}
 	}
@@ -193,16 +202,16 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 		return fmt.Errorf("re-read %s: line %d of a candidate (%q) is no longer readable (the file changed during the run?)", file, reqs[next].Line, reqs[next].Node)
 	}
 	for _, p := range elem.SortedKeys(byPart) {
-		if len(byPart[p]) > 0 {
-			emit(p, elem.HalfBatch{Items: byPart[p]})
+		if b := byPart[p]; len(b.items) > 0 {
+			emit(p, elem.HalfBatch{Items: b.items})
 		}
 	}
 	return nil
 }
 
 // halvesPerBatch bounds what rereadFn holds when it does not spill: a partition's halves
-// leave in batches of this many as the file is read, so a file with many candidates is
-// never held whole.
+// leave in batches of this many, or of elem.ShuffleBytes, as the file is read, so a file
+// with many candidates is never held whole and no batch outgrows a runner's sort buffer.
 const halvesPerBatch = 256
 
 // checkPairsFn decides the candidate pairs of one partition, each from its two halves,
@@ -292,6 +301,9 @@ func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	defer elem.ReleaseSpilled(batch.Spilled) // the only reader of the halves
 	// Bucket members (U empty) sort first, each bucket's members by id.
 	slices.SortFunc(halves, func(a, b half) int { return compareHalves(a.Half, b.Half) })
+	if halves, err = joinChunks(halves); err != nil {
+		return decided{err: err}
+	}
 	d := decider{f: f, sets: st, sigs: newSignatures(f.signer, minhash.Scheme(f.Scheme), f.sigLimit), decided: decided{near: elem.NewNearBatch()}}
 	i := 0
 	for i < len(halves) && halves[i].IsBucketMember() {

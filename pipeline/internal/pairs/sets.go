@@ -59,6 +59,32 @@ func (s *sets) gather(batch elem.HalfBatch) ([]half, error) {
 	return halves, nil
 }
 
+// joinChunks joins the halves whose sets came through the runner in chunks
+// (elem.Half.Chunks) into one each; halves are sorted by pair and node, so a set's
+// chunks are next to each other. Spilled halves are never chunked.
+func joinChunks(halves []half) ([]half, error) {
+	out := halves[:0]
+	for i := 0; i < len(halves); {
+		h, j := halves[i], i+1
+		for j < len(halves) && h.at.file == 0 && halves[j].at.file == 0 && elem.SameEnd(h.Half, halves[j].Half) {
+			j++
+		}
+		if j > i+1 {
+			chunks := make([][]uint64, 0, j-i)
+			for _, c := range halves[i:j] {
+				chunks = append(chunks, c.Hashes)
+			}
+			var ok bool
+			if h.Hashes, ok = elem.JoinChunks(chunks); !ok {
+				return nil, fmt.Errorf("the shingle set of %q (pair %q/%q) arrived in overlapping chunks (internal error)", h.Node, h.U, h.V)
+			}
+		}
+		out = append(out, h)
+		i = j
+	}
+	return out, nil
+}
+
 // open returns the number of a spill file, opening it on first use.
 func (s *sets) open(path string) (int32, error) {
 	if n, ok := s.index[path]; ok {
