@@ -43,6 +43,72 @@ func JoinGroups(n, total int, load func(i int) ([]uint64, error), groups [][]int
 	return join(n, total, load, t, func(i, j int) bool { return shareAny(groups[i], groups[j]) }, pair)
 }
 
+// JoinBlocks is Join over n sets of which no more than about limit shingles are held
+// at once: set i has size(i) shingles and is read by load(i) (valid until the next call).
+// The sets are cut, in order, into blocks of at most limit/2 shingles (a larger set is a
+// block alone), and every two blocks are joined together, admitting only the pairs that
+// join alone does not already cover: each pair of sets is compared in exactly one join,
+// so the pairs reported are exactly those of Join, each once, whatever limit is. A set
+// is read once for each block it is joined with. It returns load's first error.
+func JoinBlocks(n int, size func(i int) int, load func(i int) ([]uint64, error), limit int64, t float64, pair func(i, j int, sim float64)) (compared int64, err error) {
+	starts := []int{0} // block b holds the sets starts[b] to starts[b+1]-1
+	held := int64(0)
+	for i := range n {
+		if s := int64(size(i)); held > 0 && held+s > limit/2 {
+			starts, held = append(starts, i), s
+		} else {
+			held += s
+		}
+	}
+	starts = append(starts, n)
+	k := len(starts) - 1
+	span := func(b int) (int, int, int) { // the block's first set, end, and summed size
+		total := 0
+		for i := starts[b]; i < starts[b+1]; i++ {
+			total += size(i)
+		}
+		return starts[b], starts[b+1], total
+	}
+	if k == 1 {
+		_, _, total := span(0)
+		return join(n, total, load, t, nil, pair)
+	}
+	// Blocks a < b: the pairs across them, those inside a when b follows a, and those
+	// inside the last block in its join with the one before it.
+	for a := range k {
+		for b := a + 1; b < k; b++ {
+			a0, a1, ta := span(a)
+			b0, b1, tb := span(b)
+			na := a1 - a0
+			global := func(i int) int {
+				if i < na {
+					return a0 + i
+				}
+				return b0 + i - na
+			}
+			inside := [2]bool{b == a+1, a == k-2 && b == k-1}
+			admit := func(i, j int) bool {
+				ia, ja := i < na, j < na
+				switch {
+				case ia != ja:
+					return true
+				case ia:
+					return inside[0]
+				default:
+					return inside[1]
+				}
+			}
+			c, err := join(na+b1-b0, ta+tb, func(i int) ([]uint64, error) { return load(global(i)) }, t, admit,
+				func(i, j int, sim float64) { pair(global(i), global(j), sim) })
+			compared += c
+			if err != nil {
+				return compared, err
+			}
+		}
+	}
+	return compared, nil
+}
+
 // shareAny reports whether two ascending lists share an element.
 func shareAny(a, b []int32) bool {
 	for len(a) > 0 && len(b) > 0 {

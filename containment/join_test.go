@@ -79,6 +79,40 @@ func TestJoinGroupsMatchesEachGroupsJoin(t *testing.T) {
 	}
 }
 
+// JoinBlocks reports exactly the pairs of Join, each once, whatever the limit: one
+// block, three, or many, with sets larger than half the limit in blocks alone.
+func TestJoinBlocksMatchesJoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sets := boilerplateSets(rng)
+	total := 0
+	for _, s := range sets {
+		total += len(s)
+	}
+	for _, th := range []float64{0.5, 0.8, 1} {
+		want := map[[2]int]float64{}
+		Join(sets, th, func(i, j int, sim float64) { want[[2]int{i, j}] = sim })
+		require.NotEmpty(t, want, "t=%v", th)
+		for _, limit := range []int64{int64(2 * total), int64(total / 3), 4000} {
+			got := map[[2]int]float64{}
+			loaded := 0
+			_, err := JoinBlocks(len(sets), func(i int) int { return len(sets[i]) }, func(i int) ([]uint64, error) {
+				loaded++
+				return slices.Clone(sets[i]), nil
+			}, limit, th, func(i, j int, sim float64) {
+				k := [2]int{i, j}
+				_, twice := got[k]
+				require.False(t, twice, "pair %v reported twice (limit %d)", k, limit)
+				got[k] = sim
+			})
+			require.NoError(t, err)
+			require.Equal(t, want, got, "t=%v limit %d", th, limit)
+			if limit < int64(total) {
+				require.Greater(t, loaded, len(sets), "limit %d: joined in blocks", limit)
+			}
+		}
+	}
+}
+
 // boilerplateSets returns 300 sets that share a common header (boilerplate), of sizes
 // 0 to 300 times apart, with planted partial copies.
 func boilerplateSets(rng *rand.Rand) [][]uint64 {

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -148,4 +150,39 @@ func TestContainmentFindsSmallFilesInsideFilesUpTo100TimesLarger(t *testing.T) {
 	cfg.Measure, cfg.Output = MeasureJaccard, t.TempDir()
 	out, _ = dedup(t, cfg)
 	assert.Empty(t, strings.TrimSpace(out["removed.jsonl"]))
+}
+
+// Under a memory limit whose share for the containment join holds a third of one
+// boilerplate bucket's sets (the limit --memory sets, here a few MiB, and a budget of
+// one comparison per set), the bucket is joined in blocks: the same removed.jsonl and
+// clusters.jsonl as without a limit, and no pair left undecided.
+func TestContainmentDecidesABucketLargerThanTheMemoryShare(t *testing.T) {
+	const limit = 8 << 20
+	// What checkPairsFn's deciders each join at once, in shingles (see its Setup).
+	share := 2 * limit / 8 / int64(runtime.GOMAXPROCS(0)) / 32
+	header := words(0, 150)
+	var docs []string
+	n := int(3*share/650) + 1
+	for i := range n {
+		docs = append(docs, jsonDoc(fmt.Sprintf("file%03d", i), header+" "+words(10_000+1000*i, 500)))
+	}
+	for i := range 5 {
+		src := 10_000 + 1000*(n*i/5)
+		docs = append(docs, jsonDoc(fmt.Sprintf("excerpt%d", i), words(0, 135)+" "+words(src, 450)))
+	}
+	cfg := DefaultConfig()
+	cfg.Inputs, cfg.Measure = []string{writeLines(t, filepath.Join(t.TempDir(), "boiler.jsonl"), docs...)}, MeasureContainment
+	cfg.Shingle.N = 1
+	cfg.BucketAllPairs, cfg.BucketComparisons, cfg.bucketBudgetFloor = 1, 1, 1
+	cfg.Output = t.TempDir()
+	want, _ := dedup(t, cfg)
+	require.Len(t, parseRemoved(t, want["removed.jsonl"]), 5, want["removed.jsonl"])
+
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	cfg.Output = t.TempDir()
+	got, st := dedup(t, cfg)
+	assert.Zero(t, st.Counts["unresolved_bucket_pairs"])
+	assert.Positive(t, st.Counts["large_buckets"])
+	assert.Equal(t, want["removed.jsonl"], got["removed.jsonl"])
+	assert.Equal(t, want[clustersFile], got[clustersFile])
 }

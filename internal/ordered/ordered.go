@@ -26,6 +26,7 @@ type Pool[In, Out any] struct {
 	jobs     chan *job[In, Out]
 	wg       sync.WaitGroup
 	closed   bool
+	sized    int64 // bytes added by AddSized since the pool was last drained
 }
 
 type job[In, Out any] struct {
@@ -86,8 +87,20 @@ func (p *Pool[In, Out]) Add(x In, deliver func(Out)) {
 	}
 }
 
+// AddSized is Add of an item that holds n bytes until delivered: once the items added
+// since the pool was last drained hold more than most bytes, it waits for every result
+// and delivers it (Flush), so a run of large items holds at most most bytes and one item,
+// whatever the pool's depth.
+func (p *Pool[In, Out]) AddSized(x In, n, most int64, deliver func(Out)) {
+	p.Add(x, deliver)
+	if p.sized += n; p.sized > most {
+		p.Flush(deliver)
+	}
+}
+
 // Flush waits for every queued item and delivers the remaining results in order.
 func (p *Pool[In, Out]) Flush(deliver func(Out)) {
+	p.sized = 0
 	if len(p.pending) > 0 {
 		p.dispatch()
 	}

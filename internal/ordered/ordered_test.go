@@ -115,3 +115,30 @@ func TestWorkerPanicReachesCaller(t *testing.T) {
 	p.Flush(func(int) {})
 	t.Fatal("no panic")
 }
+
+// AddSized holds no more than its bound and one item added but not yet delivered,
+// where Add holds the pool's depth of them; the results still come in input order.
+func TestAddSizedBoundsWhatIsHeld(t *testing.T) {
+	p := New(2, 64, func() func(int) int { return func(x int) int { return x } })
+	defer p.Close()
+	const size, most = 10, 100
+	added, delivered, held := 0, 0, 0
+	deliver := func(x int) {
+		if x != delivered {
+			t.Fatalf("delivered %d, want %d", x, delivered)
+		}
+		delivered++
+	}
+	for i := range 5000 {
+		added++
+		p.AddSized(i, size, most, deliver)
+		held = max(held, (added-delivered)*size)
+	}
+	p.Flush(deliver)
+	if delivered != added {
+		t.Fatalf("delivered %d of %d", delivered, added)
+	}
+	if held > most+size {
+		t.Fatalf("held %d bytes, more than %d and one item", held, most)
+	}
+}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/ordered"
@@ -23,7 +24,14 @@ type lineParser struct {
 	pool    *ordered.Pool[rawLine, parsed]
 	deliver func(parsed)
 	arena   []byte
+	most    int64 // bytes of lines queued at most (inFlightBytes)
 }
+
+// InFlightBytes is how many bytes of records a pool of a reader queues before it waits
+// for the pool to drain (ordered.Pool.AddSized): a sixteenth of the memory limit, so
+// that a run of large files (a generated file can be megabytes on one line) is not held
+// a pool's depth at a time.
+func InFlightBytes() int64 { return max(arenaBytes, debug.SetMemoryLimit(-1)/16) }
 
 // rawLine is a line copied out of the reader's buffer, which the next read overwrites.
 type rawLine struct {
@@ -44,6 +52,7 @@ func newLineParser(file, format string, cfg Config, st *Stats, doc func(record.D
 			}
 		}),
 		deliver: func(p parsed) { p.deliver(st, doc, reject) },
+		most:    InFlightBytes(),
 	}
 }
 
@@ -59,7 +68,7 @@ func (lp *lineParser) add(line []byte, num int64) {
 	}
 	start := len(lp.arena)
 	lp.arena = append(lp.arena, line...)
-	lp.pool.Add(rawLine{b: lp.arena[start:len(lp.arena):len(lp.arena)], num: num}, lp.deliver)
+	lp.pool.AddSized(rawLine{b: lp.arena[start:len(lp.arena):len(lp.arena)], num: num}, int64(len(line)), lp.most, lp.deliver)
 }
 
 // addLong queues the rejection of a line over the record size limit, in its place

@@ -1,13 +1,18 @@
 package source
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/neardup/neardup/record"
 )
 
 // TestParsedInLineOrder reads enough lines, good ones between blank and malformed ones and
@@ -54,4 +59,29 @@ func TestParsedInLineOrder(t *testing.T) {
 		got[r.Line] = "rejected"
 	}
 	assert.Equal(t, want, got)
+}
+
+// Under a memory limit the lines read ahead of the record delivered stay within a
+// sixteenth of it (InFlightBytes) and one line, however many lines a pool's chunks
+// hold: a run of large lines is not all held at once.
+func TestLinesInFlightBoundedByTheMemoryLimit(t *testing.T) {
+	const limit = 16 << 20 // a sixteenth: 1 MiB, ten of the lines below
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	text := strings.Repeat("word ", 20_000)
+	var b strings.Builder
+	lines := []int64{}
+	for i := range 400 {
+		fmt.Fprintf(&b, "{\"id\": \"d%d\", \"text\": %q}\n", i, text)
+		lines = append(lines, int64(i+1))
+	}
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	line := int64(len(b.String()) / 400)
+	start, delivered, most := BytesRead.Load(), int64(0), int64(0)
+	ReadLines(context.Background(), path, Config{}, lines, func(record.Doc) {
+		delivered += line
+		most = max(most, BytesRead.Load()-start-delivered)
+	})
+	require.Equal(t, 400*line, delivered)
+	assert.LessOrEqual(t, most, InFlightBytes()+line)
 }

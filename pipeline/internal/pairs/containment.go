@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/neardup/neardup/candidates"
 	"github.com/neardup/neardup/containment"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
@@ -41,38 +40,6 @@ func (d *decider) recordContainment(u, v *scored, nu, nv int, sim float64, ok bo
 // the set, its sorted copy, its rank and its posting.
 const joinBytesPerShingle = 32
 
-// resolveContainment decides a large bucket under containment. When its members' sets
-// fit in the decider's share of memory they are joined (containment.Join): every pair
-// of the bucket is decided, while only those sharing a token rare within the bucket
-// are compared, so the shared licence or header that filled the bucket costs nothing.
-// A bucket too large to hold is compared pair by pair (resolveAll).
-func (d *decider) resolveContainment(ms []scored) error {
-	total := int64(0)
-	for i := range ms {
-		total += int64(ms[i].size())
-	}
-	if total*joinBytesPerShingle > 2*d.f.sigLimit {
-		return d.resolveAll(ms)
-	}
-	sets := make([][]uint64, len(ms))
-	for i := range ms {
-		h, err := d.sets.load(&ms[i].half, nil)
-		if err != nil {
-			return err
-		}
-		sets[i] = h
-	}
-	found := int64(0)
-	compared := containment.Join(sets, d.f.Threshold, func(i, j int, sim float64) {
-		found++
-		d.recordContainment(&ms[i], &ms[j], len(sets[i]), len(sets[j]), sim, true)
-	})
-	d.counts.candidates += compared
-	d.counts.compared += compared
-	d.counts.falseCandidates += compared - found
-	return nil
-}
-
 // containmentPartition is where, under containment, the members of every large bucket
 // meet: a document is in many large buckets, each with another smallest id, and one
 // partition decides them together (resolveContainmentBuckets), loading and ranking its
@@ -82,7 +49,7 @@ const containmentPartition = 0
 // resolveContainmentBuckets decides the large buckets of a partition under
 // containment, from their members' halves sorted by bucket, then id: consecutive
 // buckets whose distinct members' sets fit in the decider's share of memory are
-// decided together (joinBuckets); a bucket too large alone, by resolveContainment.
+// decided together (joinBuckets); a bucket too large alone, in blocks (joinBlocks).
 func (d *decider) resolveContainmentBuckets(halves []half) error {
 	limit := 2 * d.f.sigLimit / joinBytesPerShingle // shingles held at once
 	seen := map[string]struct{}{}
@@ -104,7 +71,7 @@ func (d *decider) resolveContainmentBuckets(halves []half) error {
 			total, from, fresh = 0, i, all
 		}
 		if fresh > limit { // from == i: the bucket alone
-			if err := d.resolve(halves[i:j]); err != nil {
+			if err := d.joinBlocks(halves[i:j], limit); err != nil {
 				return err
 			}
 			i, from = j, j
@@ -127,7 +94,7 @@ func (d *decider) resolveContainmentBuckets(halves []half) error {
 // members: a document in many buckets (a licence shared by thousands of files puts it
 // in one per band, each with another smallest id) is loaded, ranked and compared once,
 // not once per bucket, and the pairs decided are exactly those the buckets' own joins
-// (resolveContainment) decide.
+// (containment.Join of each) decide.
 func (d *decider) joinBuckets(halves []half) error {
 	of := make([]int32, len(halves)) // each half's bucket number
 	for i := 1; i < len(halves); i++ {
@@ -179,29 +146,32 @@ func (d *decider) joinBuckets(halves []half) error {
 	return nil
 }
 
-// resolveAll decides a large bucket under containment by all its pairs, in id order,
-// within the bucket's budget. The pivot shortcut of candidates.Resolve needs a metric,
-// and 1 - containment is none; the pairs left when the budget runs out are counted
-// (unresolved_bucket_pairs).
-func (d *decider) resolveAll(ms []scored) error {
-	k := len(ms)
-	budget := candidates.Budget(k, d.f.Comparisons, d.f.BudgetFloor)
-	var compared int64
-	for i := 0; i < k; i++ {
-		for j := i + 1; j < k; j++ {
-			if compared == budget {
-				rest := int64(k-j) + int64(k-i-1)*int64(k-i-2)/2
-				d.counts.compared += compared
-				d.counts.unresolved += rest
-				return nil
-			}
-			compared++
-			if _, _, err := d.decide(&ms[i], &ms[j]); err != nil {
-				return err
-			}
+// joinBlocks decides one large bucket under containment whose members' sets, halves
+// sorted by id, do not fit in limit shingles together: joined in blocks of members
+// (containment.JoinBlocks), each set read back from its spill file once per block it
+// meets, so every pair of the bucket is decided, as a join of it whole decides it, with
+// no more than limit shingles held.
+func (d *decider) joinBlocks(halves []half, limit int64) error {
+	halves = slices.CompactFunc(slices.Clone(halves), func(a, b half) bool { return a.Node == b.Node })
+	var scratch []uint64
+	load := func(i int) ([]uint64, error) {
+		h, err := d.sets.load(&halves[i], scratch)
+		if halves[i].at.file != 0 {
+			scratch = h
 		}
+		return h, err
 	}
+	found := int64(0)
+	compared, err := containment.JoinBlocks(len(halves), func(i int) int { return halves[i].size() }, load, limit, d.f.Threshold, func(i, j int, sim float64) {
+		found++
+		d.recordContainment(&scored{half: halves[i], sig: -1}, &scored{half: halves[j], sig: -1}, halves[i].size(), halves[j].size(), sim, true)
+	})
+	if err != nil {
+		return err
+	}
+	d.counts.candidates += compared
 	d.counts.compared += compared
+	d.counts.falseCandidates += compared - found
 	return nil
 }
 

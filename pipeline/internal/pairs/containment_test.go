@@ -15,8 +15,10 @@ import (
 
 // The large buckets of a partition under containment decide exactly the pairs of each
 // bucket that reach the threshold (a comparison of all its pairs), whether they are
-// joined all together, in chunks that fit the memory share, or one by one; together,
-// a pair that several buckets hold is decided once.
+// joined all together, in chunks that fit the memory share, or one by one, with a
+// comparison budget too small for any bucket's pairs: a bucket larger than the share is
+// joined in blocks, never left undecided. Together, a pair that several buckets hold is
+// decided once.
 func TestContainmentBucketsDecideEachBucketsPairs(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	header := make([]uint64, 30)
@@ -72,7 +74,7 @@ func TestContainmentBucketsDecideEachBucketsPairs(t *testing.T) {
 	}
 	require.NotEmpty(t, want)
 	for _, limit := range []int64{1 << 40, 3000, 0} { // shingles × joinBytesPerShingle / 2
-		f := &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 64, Mode: Exact, Threshold: threshold, Comparisons: 64, BudgetFloor: 1 << 10, Containment: true}
+		f := &checkPairsFn{Scheme: "affine32", Seed: 1, NumPerm: 64, Mode: Exact, Threshold: threshold, Comparisons: 1, BudgetFloor: 1, Containment: true}
 		s, err := minhash.NewSigner(minhash.Scheme(f.Scheme), f.Seed, f.NumPerm)
 		require.NoError(t, err)
 		f.signer, f.sigLimit = s, limit*joinBytesPerShingle/2
@@ -85,6 +87,7 @@ func TestContainmentBucketsDecideEachBucketsPairs(t *testing.T) {
 			got[[2]string{e.U, e.V}] = e.Sim
 		}
 		require.Equal(t, want, got, "limit %d", limit)
+		require.Zero(t, d.counts.unresolved, "limit %d", limit)
 		if limit == 1<<40 {
 			require.Len(t, d.out, len(want), "each pair decided once")
 		}

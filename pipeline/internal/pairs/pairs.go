@@ -193,7 +193,9 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 			}
 		}
 	}
-	readErr := f.read(ctx, file, reqs, func(d record.Doc) { f.pool.Add(d, deliver) })
+	// A run of large files is not held a pool's depth of texts and sets at a time.
+	most := source.InFlightBytes()
+	readErr := f.read(ctx, file, reqs, func(d record.Doc) { f.pool.AddSized(d, int64(len(d.Text)), most, deliver) })
 	f.pool.Flush(deliver)
 	if fail = cmp.Or(fail, readErr); fail != nil {
 		return fail

@@ -32,9 +32,6 @@ func (d *decider) resolve(members []half) error {
 	}
 	d.reset(len(ms))
 	threshold := d.f.Threshold
-	if d.f.Containment {
-		return d.resolveContainment(ms)
-	}
 	if d.f.Mode == None {
 		threshold = 0 // every comparison is accepted: the bucket is one cluster
 	}
