@@ -51,28 +51,22 @@ func JoinGroups(n, total int, load func(i int) ([]uint64, error), groups [][]int
 // so the pairs reported are exactly those of Join, each once, whatever limit is. A set
 // is read once for each block it is joined with. It returns load's first error.
 func JoinBlocks(n int, size func(i int) int, load func(i int) ([]uint64, error), limit int64, t float64, pair func(i, j int, sim float64)) (compared int64, err error) {
-	starts := []int{0} // block b holds the sets starts[b] to starts[b+1]-1
-	held := int64(0)
+	// Block b holds the sets starts[b] to starts[b+1]-1, of totals[b] shingles.
+	starts, totals := []int{0}, []int{0}
 	for i := range n {
-		if s := int64(size(i)); held > 0 && held+s > limit/2 {
-			starts, held = append(starts, i), s
+		s := size(i)
+		if last := len(totals) - 1; totals[last] > 0 && int64(totals[last]+s) > limit/2 {
+			starts, totals = append(starts, i), append(totals, s)
 		} else {
-			held += s
+			totals[last] += s
 		}
 	}
 	starts = append(starts, n)
-	k := len(starts) - 1
-	span := func(b int) (int, int, int) { // the block's first set, end, and summed size
-		total := 0
-		for i := starts[b]; i < starts[b+1]; i++ {
-			total += size(i)
-		}
-		return starts[b], starts[b+1], total
-	}
+	k := len(totals)
 	if k == 1 {
-		_, _, total := span(0)
-		return join(n, total, load, t, nil, pair)
+		return join(n, totals[0], load, t, nil, pair)
 	}
+	span := func(b int) (int, int, int) { return starts[b], starts[b+1], totals[b] }
 	// Blocks a < b: the pairs across them, those inside a when b follows a, and those
 	// inside the last block in its join with the one before it.
 	for a := range k {
