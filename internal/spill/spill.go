@@ -31,8 +31,8 @@ import (
 )
 
 // flushBytes is how much a partition gathers in memory before it is appended to the
-// file. Small, since every partition of a bundle holds one such buffer and its pages are
-// fresh memory, whose faults cost more than the extra pwrites of small flushes.
+// file. Small, since every partition of a bundle holds one such buffer, and a fresh
+// one's page faults cost more than the extra pwrites of small flushes.
 const flushBytes = 64 << 10
 
 // recordBytes is the size at which Extend closes a partition's record: records are the
@@ -71,7 +71,6 @@ type Writer struct {
 	size   int64          // bytes queued for the file: where the next buffer goes
 	parts  []partition    // by partition number: a slice, since every band entry looks its partition up
 	queue  chan appendJob // full buffers, for the flushers
-	free   chan []byte    // written buffers, to be filled again
 	state  *appendState
 	closed bool
 	stop   runtime.Cleanup
@@ -124,10 +123,10 @@ func NewWriter(dir string) (*Writer, error) {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
 	w := &Writer{path: filepath.Join(dir, hex.EncodeToString(b[:])+".spill"),
-		queue: make(chan appendJob, queued), free: make(chan []byte, queued+flushers), state: &appendState{}}
+		queue: make(chan appendJob, queued), state: &appendState{}}
 	for range flushers {
 		w.state.done.Add(1)
-		go appendAll(w.queue, w.free, w.state)
+		go appendAll(w.queue, w.state)
 	}
 	// The goroutines hold the channels, not w: a Writer dropped on an error path without
 	// Close becomes unreachable, and its cleanup ends them.
@@ -144,8 +143,8 @@ var written atomic.Int64
 func Written() int64 { return written.Load() }
 
 // appendAll writes each job's buffer at its offset until the queue is closed; after the
-// first failure it only frees the buffers.
-func appendAll(q <-chan appendJob, free chan<- []byte, st *appendState) {
+// first failure it only gives the buffers back.
+func appendAll(q <-chan appendJob, st *appendState) {
 	defer st.done.Done()
 	for j := range q {
 		if st.err.Load() == nil {
@@ -155,11 +154,7 @@ func appendAll(q <-chan appendJob, free chan<- []byte, st *appendState) {
 				st.fail(fmt.Errorf("spill: %w", err)) // an *os.PathError: it names the file
 			}
 		}
-		select {
-		case free <- j.buf[:0]:
-		default:
-			putBuffer(j.buf)
-		}
+		putBuffer(j.buf)
 	}
 }
 
@@ -234,17 +229,10 @@ func (w *Writer) end(p int) {
 	pt.open = 0
 }
 
-// buffer is an empty buffer of flushBytes for a partition: one of this Writer's written
-// ones when there is one. A partition's buffer is never grown by doubling, which would
-// allocate twice and copy once the whole volume in fresh memory.
-func (w *Writer) buffer() []byte {
-	select {
-	case b := <-w.free:
-		return b
-	default:
-		return getBuffer()
-	}
-}
+// buffer is an empty buffer of flushBytes for a partition, a written one when the
+// process has one. A partition's buffer is never grown by doubling, which would allocate
+// twice and copy once the whole volume in fresh memory.
+func (w *Writer) buffer() []byte { return getBuffer() }
 
 // flush queues partition p's buffer, which holds only whole records, for the file. A
 // partition that goes on (refill) gets a new buffer right away: it filled one and will
@@ -295,9 +283,6 @@ func (w *Writer) Close() (map[int]string, error) {
 	w.stop.Stop()
 	close(w.queue)
 	w.state.done.Wait()
-	for len(w.free) > 0 {
-		putBuffer(<-w.free)
-	}
 	if w.file != nil {
 		if err := w.file.Close(); err != nil {
 			w.state.fail(fmt.Errorf("spill: %w", err))
