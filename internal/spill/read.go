@@ -159,6 +159,16 @@ type scanner struct {
 	rec  []byte
 }
 
+// fail is err in reading the current record.
+func (sc *scanner) fail(err error) error {
+	return fmt.Errorf("spill: read %s, record %d: %w", sc.path, sc.n+1, err)
+}
+
+// pastEnd is the error of a record whose length runs past its extent.
+func (sc *scanner) pastEnd(size, left int64) error {
+	return fmt.Errorf("spill: read %s, record %d: %d bytes, past the end of its extent (%d left): the file is damaged", sc.path, sc.n+1, size, left)
+}
+
 // small reads an extent of at most a buffer's size in one read and passes its records
 // from the buffer.
 func (sc *scanner) small(f *os.File, e extent) error {
@@ -166,13 +176,11 @@ func (sc *scanner) small(f *os.File, e extent) error {
 	defer putBuffer(buf)
 	n, err := f.ReadAt(buf[:e.n], e.off)
 	if err != nil && err != io.EOF {
-		return fmt.Errorf("spill: read %s, record %d: %w", sc.path, sc.n+1, err)
+		return sc.fail(err)
 	}
 	buf = buf[:n]
 	// cut is the error of a file that ends inside the extent (ReadAt's io.EOF).
-	cut := func() error {
-		return fmt.Errorf("spill: read %s, record %d: %w", sc.path, sc.n+1, shortened(io.ErrUnexpectedEOF))
-	}
+	cut := func() error { return sc.fail(shortened(io.ErrUnexpectedEOF)) }
 	for at := 0; at < len(buf); sc.n++ {
 		if len(buf)-at < headerBytes {
 			return cut()
@@ -183,7 +191,7 @@ func (sc *scanner) small(f *os.File, e extent) error {
 			if int64(n) < e.n {
 				return cut()
 			}
-			return fmt.Errorf("spill: read %s, record %d: %d bytes, past the end of its extent (%d left): the file is damaged", sc.path, sc.n+1, size, len(buf)-at)
+			return sc.pastEnd(int64(size), int64(len(buf)-at))
 		}
 		if err := sc.fn(buf[at:at+size:at+size], e.off+int64(at)); err != nil {
 			return err
@@ -212,11 +220,11 @@ func (sc *scanner) large(f *os.File, e extent) error {
 		}
 		if err != nil {
 			// io.EOF with bytes left: the file ends inside the extent, at a record's end.
-			return fmt.Errorf("spill: read %s, record %d: %w", sc.path, sc.n+1, shortened(err))
+			return sc.fail(shortened(err))
 		}
 		size := int64(binary.LittleEndian.Uint32(header[:]))
 		if left -= headerBytes; size > left {
-			return fmt.Errorf("spill: read %s, record %d: %d bytes, past the end of its extent (%d left): the file is damaged", sc.path, sc.n+1, size, left)
+			return sc.pastEnd(size, left)
 		}
 		left -= size
 		if int64(cap(sc.rec)) < size {
@@ -224,7 +232,7 @@ func (sc *scanner) large(f *os.File, e extent) error {
 		}
 		rec := sc.rec[:size]
 		if _, err := io.ReadFull(r, rec); err != nil {
-			return fmt.Errorf("spill: read %s, record %d: %w", sc.path, sc.n+1, shortened(err))
+			return sc.fail(shortened(err))
 		}
 		if err := sc.fn(rec, e.off+e.n-left-size); err != nil {
 			return err
