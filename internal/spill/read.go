@@ -30,11 +30,12 @@ func putBuffer(b []byte) {
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, flushBytes) }}
 
 // keepOpen is how many spill files stay open for readers when none is reading them: a
-// stage reads one reference per partition from each bundle's file, so without them each
-// reference would cost an open and a close.
+// stage reads and releases one reference per partition from each bundle's file, so
+// without them each reference would cost two opens and two closes.
 const keepOpen = 64
 
-// openFile is a spill file opened for reading, shared by the readers of its references.
+// openFile is a spill file opened for reading, shared by the readers of its references
+// and by Release.
 type openFile struct {
 	path  string
 	f     *os.File
@@ -47,12 +48,16 @@ var opened struct {
 	files []*openFile
 }
 
-// acquire returns path opened for reading; release it when done.
+// acquire returns path opened for reading, and for writing where it may be (Release
+// punches holes through the same descriptor); release it when done.
 func acquire(path string) (*openFile, error) {
 	if o := reuse(path); o != nil {
 		return o, nil
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}

@@ -1,20 +1,17 @@
 package spill
 
-import (
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// punch deallocates the extents of path, keeping its size (FALLOC_FL_PUNCH_HOLE).
+// punch deallocates the extents of path, keeping its size (FALLOC_FL_PUNCH_HOLE),
+// through the descriptor its readers share.
 func punch(path string, extents []extent) {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	o, err := acquire(path)
 	if err != nil {
 		return
 	}
-	defer f.Close()
+	defer o.release()
 	for _, e := range extents {
-		if unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, e.off, e.n) != nil {
+		if unix.Fallocate(int(o.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, e.off, e.n) != nil {
 			return
 		}
 	}

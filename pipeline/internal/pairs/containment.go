@@ -127,7 +127,7 @@ func (d *decider) joinBuckets(halves []half) error {
 	var scratch []uint64
 	load := func(i int) ([]uint64, error) {
 		h, err := d.sets.load(&ms[i].half, scratch)
-		if ms[i].at.file != 0 {
+		if ms[i].inFile() {
 			scratch = h
 		}
 		return h, err
@@ -156,7 +156,7 @@ func (d *decider) joinBlocks(halves []half, limit int64) error {
 	var scratch []uint64
 	load := func(i int) ([]uint64, error) {
 		h, err := d.sets.load(&halves[i], scratch)
-		if halves[i].at.file != 0 {
+		if halves[i].inFile() {
 			scratch = h
 		}
 		return h, err

@@ -211,6 +211,10 @@ func (f *rereadFn) ProcessElement(ctx context.Context, file string, batch readBa
 	return nil
 }
 
+// maxSetBytes bounds the spilled sets a decider decodes into memory whatever the
+// memory limit: past it, reading a set back costs less than the memory it would hold.
+const maxSetBytes = 64 << 20
+
 // halvesPerBatch bounds what rereadFn holds when it does not spill: a partition's halves
 // leave in batches of this many, or of elem.ShuffleBytes, as the file is read, so a file
 // with many candidates is never held whole and no batch outgrows a runner's sort buffer.
@@ -236,6 +240,7 @@ type checkPairsFn struct {
 
 	signer   *minhash.Signer
 	sigLimit int64 // bytes of signatures one decider holds in a block (see signatures)
+	setLimit int64 // bytes of spilled sets one decider decodes into memory (sets.limit)
 	pool     *elem.PartitionPool[elem.HalfBatch, decided]
 	counts   tally.Bundle
 	first    firstEdges // containment: the verified edges passed on
@@ -248,6 +253,10 @@ func (f *checkPairsFn) Setup() error {
 	// limit (--memory on the embedded runner): a larger bucket signs its members again
 	// as it meets them rather than growing with its size.
 	f.sigLimit = debug.SetMemoryLimit(-1) / 8 / int64(runtime.GOMAXPROCS(0))
+	// Spilled sets are decoded rather than read back one at a time while a partition's
+	// fit in a thirty-second of the limit, and at most maxSetBytes: an ordinary
+	// partition's always do, a family of near-copies' are read back as they are met.
+	f.setLimit = min(debug.SetMemoryLimit(-1)/32/int64(runtime.GOMAXPROCS(0)), maxSetBytes)
 	f.pool = elem.NewPartitionPool(f.checkPartition)
 	f.first = firstEdges{}
 	return err
@@ -294,7 +303,7 @@ func (f *checkPairsFn) deliver(ctx context.Context, r decided, emit func(int, el
 // partition's halves.
 func (f *checkPairsFn) checkPartition(batch elem.HalfBatch) decided {
 	start := time.Now()
-	st := &sets{}
+	st := &sets{limit: f.setLimit}
 	defer st.close()
 	halves, err := st.gather(batch)
 	if err != nil {
@@ -383,7 +392,7 @@ func (d *decider) load(x *scored, i int) ([]uint64, error) {
 			return nil, err
 		}
 		h.of, h.hashes = x, hashes
-		if x.at.file != 0 {
+		if x.inFile() {
 			h.scratch = hashes
 		}
 	}

@@ -11,13 +11,15 @@ import (
 )
 
 // half is one end of a candidate pair or a large bucket's member (elem.Half), whose
-// hashes are in memory (Hashes, when its batch came through the runner) or still in a
-// spill file (at). A partition's spilled halves are indexed, not decoded: a family of
-// near-copies puts every member of a bucket in the bucket's partition, and its sets are
-// read from the page cache two at a time (sets.load) instead of held together.
+// hashes are in memory (Hashes) or still in a spill file (at). A partition's spilled
+// halves are decoded while their sets fit in the partition's share of memory
+// (sets.limit), and indexed past it: a family of near-copies puts every member of a
+// bucket in the bucket's partition, and its sets are then read from the page cache two
+// at a time (sets.load) instead of held together.
 type half struct {
 	elem.Half
-	at setAt
+	at      setAt
+	spilled bool // came from a spill file, so never one chunk of several (joinChunks)
 }
 
 // setAt is where a spilled half's hashes lie: n little-endian words at byte off of
@@ -30,18 +32,20 @@ type setAt struct {
 
 // sets are the spill files one partition's halves lie in, open while it is decided.
 type sets struct {
+	limit int64 // bytes of spilled sets gather decodes into memory; the rest are indexed
 	index map[string]int32
 	files []*os.File
 	buf   []byte
 }
 
 // gather returns the halves of a partition: those in the batch and the spilled ones,
-// indexed where they lie.
+// decoded up to s.limit bytes of sets and indexed where they lie past it.
 func (s *sets) gather(batch elem.HalfBatch) ([]half, error) {
 	halves := make([]half, 0, len(batch.Items))
 	for _, h := range batch.Items {
 		halves = append(halves, half{Half: h})
 	}
+	room := s.limit
 	for _, ref := range batch.Spilled {
 		file, err := s.open(spill.File(ref))
 		if err != nil {
@@ -49,7 +53,16 @@ func (s *sets) gather(batch elem.HalfBatch) ([]half, error) {
 		}
 		err = spill.Scan(ref, func(rec []byte, off int64) error {
 			return elem.SkimHalves(rec, func(h elem.Half, at, n int) {
-				halves = append(halves, half{Half: h, at: setAt{file: file, n: int32(n), off: off + int64(at)}})
+				x := half{Half: h, spilled: true}
+				if room -= 8 * int64(n); room >= 0 {
+					x.Hashes = make([]uint64, n)
+					for i := range x.Hashes {
+						x.Hashes[i] = binary.LittleEndian.Uint64(rec[at+8*i:])
+					}
+				} else {
+					x.at = setAt{file: file, n: int32(n), off: off + int64(at)}
+				}
+				halves = append(halves, x)
 			})
 		})
 		if err != nil {
@@ -66,7 +79,7 @@ func joinChunks(halves []half) ([]half, error) {
 	out := halves[:0]
 	for i := 0; i < len(halves); {
 		h, j := halves[i], i+1
-		for j < len(halves) && h.at.file == 0 && halves[j].at.file == 0 && elem.SameEnd(h.Half, halves[j].Half) {
+		for j < len(halves) && !h.spilled && !halves[j].spilled && elem.SameEnd(h.Half, halves[j].Half) {
 			j++
 		}
 		if j > i+1 {
@@ -102,9 +115,10 @@ func (s *sets) open(path string) (int32, error) {
 	return int32(len(s.files)), nil
 }
 
-// load returns h's hashes: Hashes, or those read from its spill file into dst's memory.
+// load returns h's hashes: Hashes, or those read from its spill file into dst's memory
+// (h.inFile), which the caller may pass again as dst once done with them.
 func (s *sets) load(h *half, dst []uint64) ([]uint64, error) {
-	if h.at.file == 0 {
+	if !h.inFile() {
 		return h.Hashes, nil
 	}
 	f := s.files[h.at.file-1]
@@ -127,9 +141,12 @@ func (s *sets) close() {
 	s.files, s.index = nil, nil
 }
 
+// inFile tells whether h's hashes are still in a spill file, read by each sets.load.
+func (h *half) inFile() bool { return h.at.file != 0 }
+
 // size returns the number of h's hashes, without reading them.
 func (h *half) size() int {
-	if h.at.file != 0 {
+	if h.inFile() {
 		return int(h.at.n)
 	}
 	return len(h.Hashes)
