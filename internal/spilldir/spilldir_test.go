@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain makes the test binary a run that holds a spill directory until it is killed,
@@ -21,7 +22,9 @@ func TestMain(m *testing.M) {
 		}
 		os.WriteFile(filepath.Join(d.Path, "spill-0"), make([]byte, 1<<16), 0o644)
 		os.Stdout.WriteString(d.Path + "\n")
-		select {}
+		for { // until killed; a bare select{} may be taken for a deadlock and end the run
+			time.Sleep(time.Hour)
+		}
 	}
 	os.Exit(m.Run())
 }
