@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/internal/portable"
+	"github.com/neardup/neardup/internal/prism"
 	"github.com/neardup/neardup/internal/tmpdir"
 	"github.com/neardup/neardup/io/source"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -37,6 +39,9 @@ func runWithProgress(ctx context.Context, p *beam.Pipeline, tempDir string, prog
 	run := func() (beam.PipelineResult, error) {
 		if portable.Serves(*runners.Runner) {
 			return portable.Execute(ctx, p, *runners.Runner, tempDir)
+		}
+		if r := *runners.Runner; (r == "" || r == "prism") && *jobopts.Endpoint == "" {
+			return prism.Execute(ctx, p) // the embedded runner, with neardup's fixes
 		}
 		return beamx.RunWithMetrics(ctx, p)
 	}
