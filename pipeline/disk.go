@@ -107,6 +107,15 @@ func sampleLineBytes(ctx context.Context, file string) float64 {
 	return float64(bytes.LastIndexByte(b, '\n')+1) / float64(lines)
 }
 
+// docs estimates the documents of the inputs: their text over the sample's mean record,
+// or a record per KiB without a sample.
+func (sz inputSize) docs() float64 {
+	if sz.meanRecord > 0 {
+		return float64(sz.text) / sz.meanRecord
+	}
+	return float64(sz.text) / 1024
+}
+
 // diskNeed is the space one directory must have free, while the stages run (during)
 // or once the outputs are written (atEnd), or both.
 type diskNeed struct {
@@ -120,10 +129,7 @@ type diskNeed struct {
 // (when set) and the outputs in the temporary directory (when local).
 func (pl *plan) diskNeeds(sz inputSize) []diskNeed {
 	tempDir := pl.tmp()
-	docs := float64(sz.text) / 1024
-	if sz.meanRecord > 0 {
-		docs = float64(sz.text) / sz.meanRecord
-	}
+	docs := sz.docs()
 	var needs []diskNeed
 	if pl.spillDir != "" {
 		bands := pl.bands

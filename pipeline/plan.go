@@ -81,7 +81,9 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 	if err := pl.resolveLayout(ctx); err != nil {
 		return nil, UsageError{err}
 	}
-	pl.resolveCC()
+	if err := pl.resolveCC(ctx); err != nil {
+		return nil, UsageError{err}
+	}
 	pl.names = pl.committed(append(pl.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile))
 	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, pl.names) {
 		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", w)
