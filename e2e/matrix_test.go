@@ -354,7 +354,7 @@ func assertSameFiles(t *testing.T, want, got map[string][]byte) {
 		switch filepath.Base(name) {
 		case "stats.json":
 			// connected_components says how clusters were labelled, which --cc auto
-			// chooses by runner; what they are is in the other files.
+			// chooses by runner and corpus size; what they are is in the other files.
 			ws, gs := statsWithoutTimings(t, w), statsWithoutTimings(t, g)
 			delete(ws, "connected_components")
 			delete(gs, "connected_components")

@@ -58,6 +58,18 @@ type inputSize struct {
 	compressed  float64 // text per stored byte of the first compressed input; 0 if none
 }
 
+// measureInputs measures the plan's inputs once: --cc auto and the disk check both ask.
+func (pl *plan) measureInputs(ctx context.Context) (inputSize, error) {
+	if pl.sized == nil {
+		sz, err := measureInputs(ctx, pl.inputs, string(pl.format))
+		if err != nil {
+			return sz, err
+		}
+		pl.sized = &sz
+	}
+	return *pl.sized, nil
+}
+
 func measureInputs(ctx context.Context, inputs []string, format string) (inputSize, error) {
 	sz := inputSize{plain: true}
 	for _, f := range inputs {
@@ -239,7 +251,7 @@ func byteSize(n int64) string {
 // chosen, and notes the inputs' size for the progress line. Not enough space is a
 // UsageError (exit 2).
 func (pl *plan) checkDisk(ctx context.Context) error {
-	sz, err := measureInputs(ctx, pl.inputs, string(pl.format))
+	sz, err := pl.measureInputs(ctx)
 	if err != nil {
 		return UsageError{fmt.Errorf("--input: %w", err)}
 	}

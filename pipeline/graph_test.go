@@ -262,7 +262,7 @@ func TestCCAutoOnClusterRunner(t *testing.T) {
 	pl := &plan{cfg: cfg, inputs: []string{big}, format: FormatJSONL}
 	require.NoError(t, pl.resolveCC(context.Background()))
 	assert.Equal(t, CCDistributed, pl.cc, "--cc auto on %d documents", docs)
-	pl.inputs = []string{filepath.Join(repotest.Root(t), "testdata", "seed.jsonl")}
+	pl = &plan{cfg: cfg, inputs: []string{filepath.Join(repotest.Root(t), "testdata", "seed.jsonl")}, format: FormatJSONL}
 	require.NoError(t, pl.resolveCC(context.Background()))
 	assert.Equal(t, CCLocal, pl.cc, "--cc auto on the seed corpus")
 }

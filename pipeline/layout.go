@@ -95,7 +95,7 @@ func (pl *plan) resolveCC(ctx context.Context) error {
 	if workersInProcess() || pl.cfg.isContainment() {
 		return nil
 	}
-	sz, err := measureInputs(ctx, pl.inputs, string(pl.format))
+	sz, err := pl.measureInputs(ctx)
 	if err != nil {
 		return fmt.Errorf("--input: %w", err)
 	}

@@ -42,6 +42,7 @@ type plan struct {
 	// inputBytes is the inputs' size when the progress line can tell the share read
 	// from their bytes (uncompressed JSONL or text), else 0.
 	inputBytes int64
+	sized      *inputSize // the inputs as measureInputs found them, once asked
 	// spilledBefore is the process's spilled bytes when the job started.
 	spilledBefore int64
 }
