@@ -58,6 +58,18 @@ type inputSize struct {
 	compressed  float64 // text per stored byte of the first compressed input; 0 if none
 }
 
+// measureInputs measures the plan's inputs once: --cc auto and the disk check both ask.
+func (pl *plan) measureInputs(ctx context.Context) (inputSize, error) {
+	if pl.sized == nil {
+		sz, err := measureInputs(ctx, pl.inputs, string(pl.format))
+		if err != nil {
+			return sz, err
+		}
+		pl.sized = &sz
+	}
+	return *pl.sized, nil
+}
+
 func measureInputs(ctx context.Context, inputs []string, format string) (inputSize, error) {
 	sz := inputSize{plain: true}
 	for _, f := range inputs {
@@ -107,6 +119,15 @@ func sampleLineBytes(ctx context.Context, file string) float64 {
 	return float64(bytes.LastIndexByte(b, '\n')+1) / float64(lines)
 }
 
+// docs estimates the documents of the inputs: their text over the sample's mean record,
+// or a record per KiB without a sample.
+func (sz inputSize) docs() float64 {
+	if sz.meanRecord > 0 {
+		return float64(sz.text) / sz.meanRecord
+	}
+	return float64(sz.text) / 1024
+}
+
 // diskNeed is the space one directory must have free, while the stages run (during)
 // or once the outputs are written (atEnd), or both.
 type diskNeed struct {
@@ -120,10 +141,7 @@ type diskNeed struct {
 // (when set) and the outputs in the temporary directory (when local).
 func (pl *plan) diskNeeds(sz inputSize) []diskNeed {
 	tempDir := pl.tmp()
-	docs := float64(sz.text) / 1024
-	if sz.meanRecord > 0 {
-		docs = float64(sz.text) / sz.meanRecord
-	}
+	docs := sz.docs()
 	var needs []diskNeed
 	if pl.spillDir != "" {
 		bands := pl.bands
@@ -233,7 +251,7 @@ func byteSize(n int64) string {
 // chosen, and notes the inputs' size for the progress line. Not enough space is a
 // UsageError (exit 2).
 func (pl *plan) checkDisk(ctx context.Context) error {
-	sz, err := measureInputs(ctx, pl.inputs, string(pl.format))
+	sz, err := pl.measureInputs(ctx)
 	if err != nil {
 		return UsageError{fmt.Errorf("--input: %w", err)}
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neardup/neardup/internal/onekey"
@@ -47,10 +50,18 @@ var boundedCombiners = map[string]string{
 	"pipeline/internal/output.mergeNear":                                     "bin counts and at most elem.NearPairs pairs a side",
 }
 
+// boundedKeyers are the steps whose one-key groups are allowed whatever they gather,
+// with why one worker holds what the group asks of it.
+var boundedKeyers = map[string]string{
+	"pipeline/internal/cluster.localEdges": "--cc local: each element is a batch of at most elem.ShuffleBytes of edges " +
+		"(TestLocalEdgesBounded), streamed by the union-find, which holds a node per clustered document; " +
+		"--cc auto picks it on a cluster runner only when the inputs' documents fit ccWorkerBytes (TestCCAutoOnClusterRunner)",
+}
+
 // oneKeyGroups walks the built graph of a pipeline and describes every GroupByKey or
 // CoGroupByKey that gathers under one key (onekey) a collection not in boundedOrigins,
-// and every side input, which one worker holds whole.
-func oneKeyGroups(t *testing.T, p *beam.Pipeline) []string {
+// by a step not in allowed, and every side input, which one worker holds whole.
+func oneKeyGroups(t *testing.T, p *beam.Pipeline, allowed map[string]string) []string {
 	edges, _, err := p.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +141,9 @@ func oneKeyGroups(t *testing.T, p *beam.Pipeline) []string {
 			}
 			for _, in := range e.Input {
 				for _, k := range keyers(in.From) {
+					if _, ok := allowed[shortName(k.Name())]; ok {
+						continue
+					}
 					if bad := unbounded(origins(k.Input[0].From)); len(bad) > 0 {
 						found = append(found, fmt.Sprintf("%s groups under one key (%s) %v", e.Scope(), shortName(k.Name()), bad))
 					}
@@ -163,20 +177,32 @@ func graphFor(t *testing.T, cfg Config) *beam.Pipeline {
 	pl := &plan{cfg: cfg, inputs: cfg.Inputs, format: FormatJSONL, dir: &runDir{tmp: filepath.Join(cfg.Output, ".tmp")}}
 	require.NoError(t, pl.chooseBanding())
 	require.NoError(t, pl.resolveLayout(context.Background()))
-	pl.resolveCC()
+	require.NoError(t, pl.resolveCC(context.Background()))
 	p, s := beam.NewPipelineWithRoot()
 	pl.build(s)
 	return p
 }
 
+// onCluster makes the test's plans those of a cluster runner: the workers are not in
+// this process (workersInProcess).
+func onCluster(t *testing.T) {
+	endpoint, env := *jobopts.Endpoint, *jobopts.EnvironmentType
+	*jobopts.Endpoint, *jobopts.EnvironmentType = "localhost:8099", "PROCESS"
+	t.Cleanup(func() { *jobopts.Endpoint, *jobopts.EnvironmentType = endpoint, env })
+	require.False(t, workersInProcess())
+}
+
 // TestNoGroupGrowsInOneWorker: nothing that grows with the corpus is gathered under one
-// key or passed as a side input, in the configurations a cluster-sized corpus runs.
+// key or passed as a side input, in the configurations a cluster-sized corpus runs, and
+// in the default of a cluster runner's small one (--cc auto: local).
 func TestNoGroupGrowsInOneWorker(t *testing.T) {
+	onCluster(t)
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
 	}{
-		{"default", func(*Config) {}},
+		{"default", func(c *Config) { c.CC = CCAuto }},
+		{"distributed", func(*Config) {}},
 		{"annotate", func(c *Config) { c.Mode = ModeAnnotate }},
 		{"keep-field", func(c *Config) { c.Keep = "field:score:max" }},
 		{"sharded", func(c *Config) { c.Layout, c.Shards, c.Compress = "sharded", 1, "zstd" }},
@@ -185,7 +211,7 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.CC = cluster.Distributed
 			tc.edit(&cfg)
-			for _, f := range oneKeyGroups(t, graphFor(t, cfg)) {
+			for _, f := range oneKeyGroups(t, graphFor(t, cfg), boundedKeyers) {
 				t.Error(f)
 			}
 		})
@@ -193,14 +219,50 @@ func TestNoGroupGrowsInOneWorker(t *testing.T) {
 }
 
 // TestOneKeyGroupsAreFound: the walk sees through the graph: --cc local, which gathers
-// every edge in one worker by design, is reported, with the steps whose edges it gathers.
+// every edge in one worker by design, is reported when not allowed, with the steps whose
+// edges it gathers.
 func TestOneKeyGroupsAreFound(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.CC = cluster.Local
-	found := strings.Join(oneKeyGroups(t, graphFor(t, cfg)), "\n")
-	for _, want := range []string{"features.collapseFn", "pairs.checkPairsFn"} {
-		if !strings.Contains(found, "Cluster/CombinePerKey groups under one key ("+"pipeline/internal/"+want+")") {
+	found := strings.Join(oneKeyGroups(t, graphFor(t, cfg), nil), "\n")
+	for _, want := range []string{"features.collapseFn#0", "pairs.checkPairsFn#0"} {
+		if !strings.Contains(found, "cluster.Cluster groups under one key (pipeline/internal/cluster.localEdges)") || !strings.Contains(found, want) {
 			t.Errorf("--cc local: no one-key group of %s reported; found:\n%s", want, found)
 		}
 	}
+}
+
+// TestCCAutoOnClusterRunner: on a cluster runner --cc auto labels a small input's
+// clusters in one worker, with no large-star/small-star rounds in the graph, and a
+// large input's with them.
+func TestCCAutoOnClusterRunner(t *testing.T) {
+	onCluster(t)
+	rounds := func(p *beam.Pipeline) int {
+		edges, _, err := p.Build()
+		require.NoError(t, err)
+		n := 0
+		for _, e := range edges {
+			if strings.Contains(e.Name(), "connectedcomponents.") {
+				n++
+			}
+		}
+		return n
+	}
+	cfg := DefaultConfig()
+	small := graphFor(t, cfg)
+	assert.Zero(t, rounds(small), "steps of connectedcomponents in a small input's graph")
+	assert.NotEmpty(t, oneKeyGroups(t, small, nil), "the edges gathered under one key")
+
+	// A sparse file as large as ccWorkerBytes' documents at its mean record.
+	big := filepath.Join(t.TempDir(), "big.jsonl")
+	line := `{"id":"a","text":"one two three four five six"}` + "\n"
+	require.NoError(t, os.WriteFile(big, []byte(line), 0o644))
+	docs := ccWorkerBytes/(ccNodeBytes+meanIDBytes) + 1
+	require.NoError(t, os.Truncate(big, int64(docs*len(line))))
+	pl := &plan{cfg: cfg, inputs: []string{big}, format: FormatJSONL}
+	require.NoError(t, pl.resolveCC(context.Background()))
+	assert.Equal(t, CCDistributed, pl.cc, "--cc auto on %d documents", docs)
+	pl = &plan{cfg: cfg, inputs: []string{filepath.Join(repotest.Root(t), "testdata", "seed.jsonl")}, format: FormatJSONL}
+	require.NoError(t, pl.resolveCC(context.Background()))
+	assert.Equal(t, CCLocal, pl.cc, "--cc auto on the seed corpus")
 }

@@ -58,14 +58,14 @@ func (pl *plan) build(s beam.Scope) {
 		clusterCounts = beam.Flatten(s, clusterCounts, fieldCounts)
 	}
 
-	decisions, decideCounts := keep.Decide(s, locs, fates, shown, cfg.Against)
+	decisions := keep.Decide(s, locs, fates, shown, cfg.Against)
 	if cfg.UpdateIndex {
 		indexwrite.Update(s, decisions, pl.indexWrite, pl.indexRowOptions(), tempDir)
 	}
 	writeCounts := sink.Write(s, decisions, rejected, read.Ranges, pl.writeConfig())
 	output.WriteSorted(s, lines, pl.clustersLayout())
 	tally.Write(s, files.Join(tempDir, countsFile), read.SplitCounts, first.Counts, exactCounts, bucketCounts, pairCounts,
-		clusterCounts, decideCounts, writeCounts)
+		clusterCounts, writeCounts)
 }
 
 // clustersLayout is how clusters.jsonl is written: one sorted run per partition, merged

@@ -42,6 +42,7 @@ type plan struct {
 	// inputBytes is the inputs' size when the progress line can tell the share read
 	// from their bytes (uncompressed JSONL or text), else 0.
 	inputBytes int64
+	sized      *inputSize // the inputs as measureInputs found them, once asked
 	// spilledBefore is the process's spilled bytes when the job started.
 	spilledBefore int64
 }
@@ -81,7 +82,9 @@ func planDedup(ctx context.Context, cfg Config) (*plan, error) {
 	if err := pl.resolveLayout(ctx); err != nil {
 		return nil, UsageError{err}
 	}
-	pl.resolveCC()
+	if err := pl.resolveCC(ctx); err != nil {
+		return nil, UsageError{err}
+	}
 	pl.names = pl.committed(append(pl.outputNames(), clustersFile, report.SimilaritiesFile, report.HTMLFile, statsFile))
 	for _, w := range source.ReadBack(cfg.Inputs, cfg.Output, pl.names) {
 		fmt.Fprintf(cfg.warnings(), "neardup dedup: warning: %s\n", w)

@@ -89,10 +89,11 @@ type CC string
 
 const (
 	// CCAuto is CCLocal when the workers run in this process, where the verified edges
-	// are already in its memory, and CCDistributed otherwise, so that no worker of a
-	// cluster must hold them all (default). Containment is decided in one worker.
+	// are already in its memory, or when one worker holds the union-find's nodes for the
+	// inputs' documents (plan.resolveCC), and CCDistributed otherwise (default).
+	// Containment is decided in one worker.
 	CCAuto        CC = "auto"
-	CCLocal       CC = cluster.Local       // union-find over every verified edge in one worker
+	CCLocal       CC = cluster.Local       // union-find over the verified edges, streamed through one worker
 	CCDistributed CC = cluster.Distributed // large-star/small-star rounds
 )
 

@@ -34,7 +34,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar((*string)(&cfg.Keep), "keep", string(cfg.Keep), "which cluster member is kept: smallest-id, longest, or field:NAME:max|min (the largest/smallest value of a top-level field; missing loses, ties: smallest id)")
 	fs.StringVar((*string)(&cfg.Mode), "mode", string(cfg.Mode), "dedup (write kept and removed records) or annotate (write every record to annotated.jsonl/.parquet with its cluster fields added)")
 	fs.StringVar(&cfg.AnnotatePrefix, "annotate-prefix", cfg.AnnotatePrefix, "--mode annotate: prefix of the added fields (PREFIXcluster__, PREFIXcluster_size__, PREFIXduplicate__, PREFIXsimilarity__)")
-	fs.StringVar((*string)(&cfg.CC), "cc", string(cfg.CC), "connected components: auto (local when the workers run in this process, else distributed), local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
+	fs.StringVar((*string)(&cfg.CC), "cc", string(cfg.CC), "connected components: auto (local when the workers run in this process or, on a cluster runner, for up to about 3.9M documents; else distributed), local (union-find over the verified edges in one worker) or distributed (large-star/small-star rounds)")
 	fs.IntVar(&cfg.CCRounds, "cc-rounds", cfg.CCRounds, "rounds of --cc distributed")
 	fs.StringVar((*string)(&cfg.Layout), "layout", string(cfg.Layout), "record outputs and clusters.jsonl: single (one file each), sharded (a directory of parts each: kept/part-00000-of-00004.jsonl, ...) or auto (single when the workers run in this process, sharded otherwise); see docs/outputs.md")
 	fs.IntVar(&cfg.Shards, "shards", cfg.Shards, "--layout sharded: parts per output (0: one per input file)")

@@ -37,7 +37,9 @@ func init() {
 // reader's rejected records, PCollection<record.Rejected>; ranges, PCollection<source.Range>,
 // are the numbered ranges the inputs were read in (source.ReadStages). It returns the
 // lines written to each output as a PCollection<tally.Count> (output_kept,
-// output_removed, output_rejected), whose sum equals the inputs' line count.
+// output_removed, output_rejected), whose sum equals the inputs' line count, and the
+// decisions it was given (kept, removed; in annotate mode, duplicate or not), which the
+// written lines must match.
 //
 // Outcomes are grouped by piece of input (pieces: a read range of a split file, else a
 // whole file); each piece is re-read once, streaming, and its lines are routed to
@@ -218,6 +220,8 @@ func (f *writePartFn) ProcessElement(ctx context.Context, key string, batches fu
 	f.counts.Add("output_kept", pt.NKept)
 	f.counts.Add("output_removed", pt.NRemoved)
 	f.counts.Add("output_rejected", pt.NRejected)
+	f.counts.Add("kept", p.nKept)
+	f.counts.Add("removed", p.nRemoved)
 	emit(pt)
 	return nil
 }

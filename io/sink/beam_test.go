@@ -187,6 +187,7 @@ func TestWritePipelineJSONL(t *testing.T) {
 		"documents_read": int64(6 + 2 + cKept), "records_rejected": 6, "invalid_utf8_replaced": 1, "damaged_files": 2,
 		"input_ranges": 4, "unsplittable_files": 2,
 		"output_kept": int64(len(keptLines)), "output_removed": 3, "output_rejected": 6,
+		"kept": int64(len(keptLines)), "removed": 3,
 	}, r.counters)
 
 	// Run to run, the outputs are byte-identical.

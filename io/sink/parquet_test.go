@@ -127,7 +127,7 @@ func TestWritePipelineParquet(t *testing.T) {
 	assert.Equal(t, len(aRows)+len(bRows)+2, len(got)+len(lines(r.removed))+len(rej))
 	assert.Equal(t, map[string]int64{
 		"documents_read": 6, "records_rejected": 3, "invalid_utf8_replaced": 1, "input_ranges": 3,
-		"output_kept": 4, "output_removed": 2, "output_rejected": 3,
+		"output_kept": 4, "output_removed": 2, "output_rejected": 3, "kept": 4, "removed": 2,
 	}, r.counters)
 
 	// Run to run, the outputs are byte-identical.

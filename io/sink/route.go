@@ -65,6 +65,9 @@ type plan struct {
 	shown    []int64
 	removed  []entry
 	rejected []entry
+	// The documents decided kept and removed (in annotate mode, not a duplicate and a
+	// duplicate), as the entries tell.
+	nKept, nRemoved int64
 }
 
 func (p *plan) add(e entry) error {
@@ -84,12 +87,18 @@ func (p *plan) add(e entry) error {
 			return fmt.Errorf("line %d: kept twice", e.Line)
 		}
 		p.kept[w] |= bit
+		p.nKept++
 		p.maxKept = max(p.maxKept, e.Line)
 		if e.Kind == kindKeptShown {
 			p.shown = append(p.shown, e.Line)
 		}
 	case kindRemoved, kindAnnotated:
 		p.removed = append(p.removed, e)
+		if e.Kind == kindRemoved || e.Duplicate {
+			p.nRemoved++
+		} else {
+			p.nKept++
+		}
 	case kindRejected:
 		p.rejected = append(p.rejected, e)
 	default:

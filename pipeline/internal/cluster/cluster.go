@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup/connectedcomponents"
 	"github.com/neardup/neardup/internal/batch"
+	"github.com/neardup/neardup/internal/onekey"
 	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/internal/unionfind"
 	"github.com/neardup/neardup/pipeline/internal/elem"
@@ -50,7 +51,9 @@ type Options struct {
 }
 
 func init() {
-	register.DoFn5x1[int, elem.EdgeBatch, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterLocalFn{})
+	register.DoFn5x1[int, func(*elem.EdgeBatch) bool, func(int, elem.FateBatch), func(elem.LineBatch), func(tally.Count), error](&clusterLocalFn{})
+	register.Function3x0(localEdges)
+	onekey.Producer(localEdges, 0)
 	register.Function2x2(edgePairs)
 	register.DoFn3x0[int, elem.EdgeBatch, func(int, elem.EdgeBatch)](&edgesByNodeFn{})
 	register.DoFn4x1[int, func(*connectedcomponents.Pairs) bool, func(*elem.EdgeBatch) bool, func(int, elem.EdgeBatch), error](&labelMembersFn{})
@@ -106,13 +109,26 @@ func Cluster(s beam.Scope, edges beam.PCollection, o Options) (fates, lines, cou
 	if o.CC == Distributed {
 		return clusterDistributed(s, edges, o)
 	}
-	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, elem.Gather[elem.Edge](s, edges))
+	grouped := beam.GroupByKey(s, beam.ParDo(s, localEdges, edges))
+	fates, lines, counts = beam.ParDo3(s, &clusterLocalFn{Partitions: o.Partitions, Keep: o.Keep}, grouped)
 	return fates, lines, counts
 }
 
-// clusterLocalFn runs union-find over every verified edge. The edges of a dedup run are
-// few next to its documents (one per removed document, about), so one worker holds them
-// easily up to hundreds of millions; beyond that, --cc distributed.
+// localEdges puts every edge under the one key of --cc local, in batches of at most
+// elem.ShuffleBytes: the runner gathers the group batch by batch and clusterLocalFn
+// streams it, so no element grows with the edges (a producer's batch may: all the exact
+// duplicates of one set).
+func localEdges(_ int, b elem.EdgeBatch, emit func(int, elem.EdgeBatch)) {
+	elem.Split(b.Items, edgeBytes, func(run []elem.Edge) { emit(0, elem.EdgeBatch{Items: run}) })
+}
+
+// edgeBytes is about the encoded size of an edge (elem.Edges).
+func edgeBytes(e elem.Edge) int { return len(e.U) + len(e.V) + 24 }
+
+// clusterLocalFn runs union-find over every verified edge, streamed from the group of
+// the one key: it holds a node (id, length, best similarity) per clustered document,
+// never the edges. Whether one worker can hold those is the launcher's call (--cc auto);
+// beyond that, --cc distributed.
 type clusterLocalFn struct {
 	Partitions int
 	Keep       string
@@ -120,8 +136,7 @@ type clusterLocalFn struct {
 	counts tally.Bundle
 }
 
-func (f *clusterLocalFn) ProcessElement(_ int, batch elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
-	edges := batch.Items
+func (f *clusterLocalFn) ProcessElement(_ int, batches func(*elem.EdgeBatch) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	index := map[string]int{}
 	var members []elem.Member
 	node := func(id string, length int64, sim float64) int {
@@ -135,10 +150,13 @@ func (f *clusterLocalFn) ProcessElement(_ int, batch elem.EdgeBatch, emitFates f
 		return i
 	}
 	forest := unionfind.New(0)
-	for _, e := range edges {
-		u, v := node(e.U, e.ULen, e.Sim), node(e.V, e.VLen, e.Sim)
-		forest.Grow(len(members))
-		forest.Union(u, v)
+	var b elem.EdgeBatch
+	for batches(&b) {
+		for _, e := range b.Items {
+			u, v := node(e.U, e.ULen, e.Sim), node(e.V, e.VLen, e.Sim)
+			forest.Grow(len(members))
+			forest.Union(u, v)
+		}
 	}
 	comps := map[int][]elem.Member{}
 	for i, m := range members {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -54,3 +55,19 @@ func singleEdge(e elem.Edge, emit func(int, elem.EdgeBatch)) {
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }
+
+// TestLocalEdgesBounded: --cc local gathers a producer's batch of any size under its one
+// key as batches of at most elem.ShuffleBytes, every edge once.
+func TestLocalEdgesBounded(t *testing.T) {
+	var in []elem.Edge
+	for i := range 50_000 {
+		in = append(in, elem.Edge{U: fmt.Sprintf("doc-%08d", i), V: fmt.Sprintf("doc-%08d", i+1), Sim: 1})
+	}
+	var got []elem.Edge
+	localEdges(3, elem.EdgeBatch{Items: in}, func(k int, b elem.EdgeBatch) {
+		require.Zero(t, k, "the key")
+		require.LessOrEqual(t, len(elem.Edges.Encode(b)), elem.ShuffleBytes, "an encoded batch")
+		got = append(got, b.Items...)
+	})
+	require.Equal(t, in, got)
+}

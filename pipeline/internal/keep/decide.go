@@ -5,13 +5,12 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/neardup/neardup/internal/tally"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 	"github.com/neardup/neardup/record"
 )
 
 func init() {
-	register.DoFn6x1[int, func(*elem.LocBatch) bool, func(*elem.FateBatch) bool, func(*string) bool, func(record.Decisions), func(tally.Count), error](&decideFn{})
+	register.DoFn5x1[int, func(*elem.LocBatch) bool, func(*elem.FateBatch) bool, func(*string) bool, func(record.Decisions), error](&decideFn{})
 	register.Emitter1[record.Decisions]()
 	register.Iter1[string]()
 	register.Iter1[elem.LocBatch]()
@@ -22,10 +21,11 @@ func init() {
 // PCollection<KV<int, elem.LocBatch>>, the fates of the clustered ones,
 // PCollection<KV<int, elem.FateBatch>>, and the ids report.html may show,
 // PCollection<KV<int, string>>, all by id partition. It returns
-// PCollection<record.Decisions> and the counts kept and removed,
-// PCollection<tally.Count>. indexes names the --against indexes.
-func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string) (decisions, counts beam.PCollection) {
-	return beam.ParDo2(s.Scope("keep.Decide"), &decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
+// PCollection<record.Decisions>; the writers count them (sink.Write), so that the stage
+// has one output: an engine writes a multi-output stage's whole output once per output.
+// indexes names the --against indexes.
+func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string) (decisions beam.PCollection) {
+	return beam.ParDo(s.Scope("keep.Decide"), &decideFn{Indexes: indexes}, beam.CoGroupByKey(s, locs, fates, shown))
 }
 
 // decideFn gives every input document of a partition its Decision, emitted in batches
@@ -35,15 +35,9 @@ func Decide(s beam.Scope, locs, fates, shown beam.PCollection, indexes []string)
 // its text.
 type decideFn struct {
 	Indexes []string
-
-	counts tally.Bundle
 }
 
-func (f *decideFn) FinishBundle(_ func(record.Decisions), emitCount func(tally.Count)) {
-	f.counts.Emit(emitCount)
-}
-
-func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem.FateBatch) bool, shownIter func(*string) bool, emit func(record.Decisions), _ func(tally.Count)) error {
+func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fateIter func(*elem.FateBatch) bool, shownIter func(*string) bool, emit func(record.Decisions)) error {
 	fates := map[string]elem.Fate{}
 	var part elem.FateBatch
 	for fateIter(&part) {
@@ -58,7 +52,7 @@ func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fate
 	}
 	var locs elem.LocBatch
 	var out []record.Decision
-	var seen, decided, removed int64
+	var seen int64
 	for locIter(&locs) {
 		items, err := elem.LocItems(locs)
 		if err != nil {
@@ -74,10 +68,6 @@ func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fate
 			}
 			d := decisionOf(l, ft, ok, f.Indexes)
 			d.Shown = ok || shown[l.ID]
-			decided++
-			if d.Removed {
-				removed++
-			}
 			if out = append(out, d); len(out) == elem.BatchItems {
 				emit(record.Decisions{Items: out})
 				out = nil
@@ -90,8 +80,6 @@ func (f *decideFn) ProcessElement(_ int, locIter func(*elem.LocBatch) bool, fate
 	if seen != int64(len(fates)) {
 		return fmt.Errorf("%d clustered documents have no input location (internal error)", int64(len(fates))-seen)
 	}
-	f.counts.Add("removed", removed)
-	f.counts.Add("kept", decided-removed)
 	return nil
 }
 
