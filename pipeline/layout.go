@@ -75,7 +75,7 @@ func (pl *plan) chunkBytes() int64 {
 // and best similarity, a forest slot, its place in its cluster's list), at most one per
 // document of the input and the --against indexes. ccWorkerBytes is the share of one
 // SDK worker's memory that may take: about a quarter of the smallest worker machine
-// (Dataflow's n1-standard-1, 3.75 GB), about 3.9 million documents.
+// (Dataflow's n1-standard-1).
 const (
 	ccNodeBytes   = 256
 	ccWorkerBytes = 1 << 30
