@@ -1,17 +1,13 @@
-// Package once gives a pipeline's final steps the two shapes they need, one step over
-// the whole of a PCollection (even an empty one) and an end for steps that write files
-// and emit nothing, in forms Prism runs without busy-waiting.
+// Package once gives a pipeline's final steps one step over the whole of a PCollection
+// (even an empty one), in a form Prism runs without busy-waiting.
 //
-// The obvious forms keep a core busy on Prism for as long as the stage runs:
-//   - Impulse plus a side input: while a stage that reads a side input runs a bundle,
-//     the runner's scheduling loop (engine.ElementManager.Bundles) finds it ready, starts
-//     no bundle and looks again, without waiting.
-//   - A stage with no output that leaves it: its bundle's data channel counts as done
-//     from the start, so stage.Execute selects on a closed channel until the bundle ends.
-//
-// Group replaces the first with a CoGroupByKey of an impulse and the collection under
-// one key, so the group exists even when the collection is empty; End replaces the
-// second by sending a step's one-element "done" output into a GroupByKey.
+// The obvious form, Impulse plus a side input, keeps a core busy on Prism for as long as
+// the stage runs: while a stage that reads a side input runs a bundle, the runner's
+// scheduling loop (engine.ElementManager.Bundles) finds it ready, starts no bundle and
+// looks again, without waiting. Group replaces it with a CoGroupByKey of an impulse and
+// the collection under one key, so the group exists even when the collection is empty.
+// (A final step with no output needs nothing here: internal/prism no longer spins on a
+// stage whose data is done before its bundle.)
 package once
 
 import (
@@ -24,8 +20,6 @@ import (
 func init() {
 	Register[[]byte]()
 	Register[int]()
-	// The "done" emitter every step that End follows has.
-	register.Emitter1[int]()
 }
 
 // Register registers what Group needs for elements of type T. Call it from the init
@@ -48,12 +42,4 @@ func (*keyFn[T]) ProcessElement(x T) (int, T) { return 0, x }
 func Group[T any](s beam.Scope, col beam.PCollection) beam.PCollection {
 	s = s.Scope("once.Group")
 	return beam.CoGroupByKey(s, beam.ParDo(s, &keyFn[[]byte]{}, beam.Impulse(s)), beam.ParDo(s, &keyFn[T]{}, col))
-}
-
-// End sends done, the PCollection<int> a final step emits when it has finished, into a
-// GroupByKey that nothing reads, so that the final step's stage has an output. A step
-// that read the group would itself be a stage without output.
-func End(s beam.Scope, done beam.PCollection) {
-	s = s.Scope("once.End")
-	beam.GroupByKey(s, beam.ParDo(s, &keyFn[int]{}, done))
 }

@@ -31,7 +31,7 @@ func init() {
 	register.Function1x2(byName)
 	register.Function2x1(combine)
 	register.Function2x1(dropName)
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*Count) bool, func(int), error](&writeFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*Count) bool, error](&writeFn{})
 	once.Register[Count]()
 }
 
@@ -114,12 +114,12 @@ func Write(s beam.Scope, path string, counts ...beam.PCollection) {
 	s = s.Scope("tally.Write")
 	all := beam.Flatten(s, counts...)
 	totals := beam.ParDo(s, dropName, beam.CombinePerKey(s, combine, beam.ParDo(s, byName, all)))
-	once.End(s, beam.ParDo(s, &writeFn{Path: path}, once.Group[Count](s, totals)))
+	beam.ParDo0(s, &writeFn{Path: path}, once.Group[Count](s, totals))
 }
 
 type writeFn struct{ Path string }
 
-func (f *writeFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, counts func(*Count) bool, done func(int)) error {
+func (f *writeFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, counts func(*Count) bool) error {
 	var all []Count
 	var c Count
 	for counts(&c) {
@@ -132,7 +132,6 @@ func (f *writeFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) boo
 	if err := files.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
 		return err
 	}
-	done(len(all))
 	return nil
 }
 

@@ -27,7 +27,7 @@ func init() {
 	register.DoFn2x0[record.Rejected, func(string, entryBatch)](&rejectedWholeFn{})
 	register.DoFn5x1[context.Context, string, func(*entryBatch) bool, func(part), func(tally.Count), error](&writeWholeFn{})
 	register.Emitter1[part]()
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*part) bool, func(int), error](&concatFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*part) bool, error](&concatFn{})
 	register.Iter1[entryBatch]()
 	once.Register[part]()
 }
@@ -92,8 +92,7 @@ func Write(s beam.Scope, decisions, rejected, ranges beam.PCollection, cfg Write
 	// once.Group rather than a GroupByKey of the parts: it runs exactly once even when there
 	// are no parts at all (empty input), so the outputs always exist. It gathers one small
 	// record per piece, never per record.
-	done := beam.ParDo(s, fin, once.Group[part](s, parts))
-	once.End(s, done)
+	beam.ParDo0(s, fin, once.Group[part](s, parts))
 	return counts
 }
 
@@ -239,7 +238,7 @@ type concatFn struct {
 	Like string
 }
 
-func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, parts func(*part) bool, done func(int)) error {
+func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, parts func(*part) bool) error {
 	var all []part
 	var p part
 	for parts(&p) {
@@ -253,7 +252,6 @@ func (f *concatFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bo
 			return err
 		}
 	}
-	done(len(all))
 	return nil
 }
 

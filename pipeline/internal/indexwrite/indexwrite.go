@@ -78,7 +78,7 @@ func init() {
 	register.DoFn2x1[record.Doc, func(int, rowBatch), error](&docRowFn{})
 	register.DoFn4x1[context.Context, string, func(*int64) bool, func(int, rowBatch), error](&keptRowsFn{})
 	register.DoFn3x2[context.Context, int, rowBatch, index.FileEntry, error](&writeShardFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*index.FileEntry) bool, func(int), error](&writeEntriesFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*index.FileEntry) bool, error](&writeEntriesFn{})
 	register.Emitter2[int, rowBatch]()
 	register.Emitter2[string, int64]()
 	register.Iter1[int64]()
@@ -144,7 +144,7 @@ func keptLine(b record.Decisions, emit func(string, int64)) {
 func WriteShards(s beam.Scope, rows beam.PCollection, w *Target, tempDir string) {
 	s = s.Scope("indexwrite.WriteShards")
 	entries := beam.ParDo(s, &writeShardFn{Write: *w}, elem.Gather[index.Row](s, rows))
-	once.End(s, beam.ParDo(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries)))
+	beam.ParDo0(s, &writeEntriesFn{Path: files.Join(tempDir, indexEntriesFile)}, once.Group[index.FileEntry](s, entries))
 }
 
 // docRowFn makes an index row of every input document.
@@ -239,7 +239,7 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, k int, batch rowBatch
 // writeEntriesFn writes the list of written shard files, once, for the driver.
 type writeEntriesFn struct{ Path string }
 
-func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, iter func(*index.FileEntry) bool, done func(int)) error {
+func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, iter func(*index.FileEntry) bool) error {
 	var all []index.FileEntry
 	var e index.FileEntry
 	for iter(&e) {
@@ -253,7 +253,6 @@ func (f *writeEntriesFn) ProcessElement(ctx context.Context, _ int, _ func(*[]by
 	if err := files.WriteFile(ctx, f.Path, func(w *bufio.Writer) { w.Write(b) }); err != nil {
 		return err
 	}
-	done(len(all))
 	return nil
 }
 

@@ -19,7 +19,7 @@ import (
 func init() {
 	register.DoFn2x0[elem.LineBatch, func(int, elem.LineBatch)](&partLinesFn{})
 	register.DoFn3x2[context.Context, int, elem.LineBatch, int, error](&writeRunFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func(int), error](&finishSortedFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*int) bool, error](&finishSortedFn{})
 	register.Emitter2[int, elem.LineBatch]()
 	register.Emitter1[elem.LineBatch]()
 }
@@ -58,7 +58,7 @@ func WriteSorted(s beam.Scope, lines beam.PCollection, o Sorted) {
 	}
 	parts := elem.Gather[elem.SortedLine](s, beam.ParDo(s, &partLinesFn{Parts: o.Parts}, lines))
 	written := beam.ParDo(s, &writeRunFn{O: o}, parts)
-	once.End(s, beam.ParDo(s, &finishSortedFn{O: o}, once.Group[int](s, written)))
+	beam.ParDo0(s, &finishSortedFn{O: o}, once.Group[int](s, written))
 }
 
 // partLinesFn keys each line by the partition of its key.
@@ -99,7 +99,7 @@ func (f *writeRunFn) ProcessElement(ctx context.Context, p int, b elem.LineBatch
 // parts no line fell in, empty.
 type finishSortedFn struct{ O Sorted }
 
-func (f *finishSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, written func(*int) bool, done func(int)) error {
+func (f *finishSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]byte) bool, written func(*int) bool) error {
 	var ps []int
 	var p int
 	for written(&p) {
@@ -114,7 +114,6 @@ func (f *finishSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]by
 				}
 			}
 		}
-		done(len(ps))
 		return nil
 	}
 	runs := make([]string, len(ps))
@@ -127,7 +126,6 @@ func (f *finishSortedFn) ProcessElement(ctx context.Context, _ int, _ func(*[]by
 	if err := files.RemoveAll(ctx, f.O.runsDir()); err != nil {
 		return err
 	}
-	done(len(ps))
 	return nil
 }
 
