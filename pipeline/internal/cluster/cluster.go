@@ -163,29 +163,32 @@ func (f *clusterLocalFn) ProcessElement(_ int, batches func(*elem.EdgeBatch) boo
 		r := forest.Find(i)
 		comps[r] = append(comps[r], m)
 	}
-	out := settled{partitions: f.Partitions}
+	out := Settled{partitions: f.Partitions}
 	for _, r := range elem.SortedKeys(comps) {
 		fates, label, line, err := keepOne(&f.counts, comps[r], f.Keep)
 		if err != nil {
 			return err
 		}
-		out.add(fates, label, line, emitLines)
+		out.Add(fates, label, line, emitLines)
 	}
-	out.flush(emitFates, emitLines)
+	out.Flush(emitFates, emitLines)
 	return nil
 }
 
-// settled gathers what a step that settles many clusters emits: the fates by id
-// partition, emitted at the end, and the clusters.jsonl lines in batches of
-// elem.BatchItems.
-type settled struct {
+// NewSettled returns an empty Settled whose fates go by id partition of partitions.
+func NewSettled(partitions int) *Settled { return &Settled{partitions: partitions} }
+
+// Settled gathers what a step that settles many clusters emits: the fates by id
+// partition, emitted at the end in batches of at most elem.ShuffleBytes, and the
+// clusters.jsonl lines in batches of elem.BatchItems.
+type Settled struct {
 	partitions int
 	byPart     map[int][]elem.Fate
 	lines      []elem.SortedLine
 }
 
-// add takes one cluster's fates and line (Settle's results; no line for "").
-func (o *settled) add(fates []elem.Fate, label, line string, emitLines func(elem.LineBatch)) {
+// Add takes one cluster's fates and line (Settle's results; no line for "").
+func (o *Settled) Add(fates []elem.Fate, label, line string, emitLines func(elem.LineBatch)) {
 	if o.byPart == nil {
 		o.byPart = map[int][]elem.Fate{}
 	}
@@ -202,8 +205,8 @@ func (o *settled) add(fates []elem.Fate, label, line string, emitLines func(elem
 	}
 }
 
-// flush emits the remaining lines and every partition's fates.
-func (o *settled) flush(emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) {
+// Flush emits the remaining lines and every partition's fates.
+func (o *Settled) Flush(emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch)) {
 	if len(o.lines) > 0 {
 		emitLines(elem.LineBatch{Items: o.lines})
 	}
@@ -402,7 +405,7 @@ func (f *clusterPartFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.Li
 func (f *clusterPartFn) ProcessElement(_ int, b elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	items := b.Items
 	slices.SortFunc(items, elem.CompareEdgeIDs)
-	out := settled{partitions: f.Partitions}
+	out := Settled{partitions: f.Partitions}
 	for i := 0; i < len(items); {
 		j := i
 		var members []elem.Member
@@ -413,10 +416,10 @@ func (f *clusterPartFn) ProcessElement(_ int, b elem.EdgeBatch, emitFates func(i
 		if err != nil {
 			return err
 		}
-		out.add(fates, label, line, emitLines)
+		out.Add(fates, label, line, emitLines)
 		i = j
 	}
-	out.flush(emitFates, emitLines)
+	out.Flush(emitFates, emitLines)
 	return nil
 }
 

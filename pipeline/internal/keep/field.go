@@ -86,8 +86,9 @@ func init() {
 
 // ByField takes the locations, PCollection<KV<int, elem.LocBatch>>, and the provisional
 // fates Cluster gives under a field policy, PCollection<KV<int, elem.FateBatch>>, both
-// gathered by id partition, and returns the final fates, gathered the same way, and the
-// clusters.jsonl lines, PCollection<elem.LineBatch>.
+// gathered by id partition, and returns the final fates by id partition in batches of at
+// most elem.ShuffleBytes (keep.Decide's CoGroupByKey gathers them), and the clusters.jsonl
+// lines, PCollection<elem.LineBatch>.
 //
 // keep is a policy field:NAME:max|min, for input of the given format. Cluster has
 // labelled every clustered document with its cluster's smallest id; here each input
@@ -105,7 +106,7 @@ func ByField(s beam.Scope, locs, fates beam.PCollection, keep, format string, pa
 	byFile := beam.ParDo(s, fieldRequests, beam.CoGroupByKey(s, locs, fates))
 	ranked := beam.ParDo(s, &readFieldFn{Format: format, Field: kf.Name, MaxRecordBytes: limit}, beam.CombinePerKey(s, appendFieldReqs, byFile))
 	final, lines, counts := beam.ParDo3(s, &keepFieldFn{Partitions: partitions, Field: kf.Name, Max: kf.Max}, beam.GroupByKey(s, ranked))
-	return elem.Gather[elem.Fate](s, final), lines, counts
+	return final, lines, counts
 }
 
 // fieldRequests turns one id partition's clustered documents into read requests keyed
@@ -181,20 +182,26 @@ func (f *readFieldFn) ProcessElement(ctx context.Context, file string, batch fie
 }
 
 // keepFieldFn decides one cluster. Its members are held in memory, as for the
-// clusters.jsonl line.
+// clusters.jsonl line; the bundle's fates leave by id partition at its end, in bounded
+// batches (cluster.Settled), as Cluster's do.
 type keepFieldFn struct {
 	Partitions int
 	Field      string
 	Max        bool
 
 	counts tally.Bundle
+	out    *cluster.Settled
 }
 
-func (f *keepFieldFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.LineBatch), emitCount func(tally.Count)) {
+func (f *keepFieldFn) FinishBundle(emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), emitCount func(tally.Count)) {
+	if f.out != nil {
+		f.out.Flush(emitFates, emitLines)
+		f.out = nil
+	}
 	f.counts.Emit(emitCount)
 }
 
-func (f *keepFieldFn) ProcessElement(label string, iter func(*RankedMember) bool, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
+func (f *keepFieldFn) ProcessElement(label string, iter func(*RankedMember) bool, _ func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	var ranked []RankedMember
 	var m RankedMember
 	for iter(&m) {
@@ -212,17 +219,10 @@ func (f *keepFieldFn) ProcessElement(label string, iter func(*RankedMember) bool
 	if err != nil {
 		return err
 	}
-	byPart := map[int][]elem.Fate{}
-	for _, ft := range fates {
-		p := elem.PartOfString(ft.ID, f.Partitions)
-		byPart[p] = append(byPart[p], ft)
+	if f.out == nil {
+		f.out = cluster.NewSettled(f.Partitions)
 	}
-	for _, p := range elem.SortedKeys(byPart) {
-		emitFates(p, elem.FateBatch{Items: byPart[p]})
-	}
-	if line != "" { // "": a cluster of indexed documents only (cluster.Settle)
-		emitLines(elem.LineBatch{Items: []elem.SortedLine{{Key: label, Line: line}}})
-	}
+	f.out.Add(fates, label, line, emitLines) // line "": a cluster of indexed documents only
 	return nil
 }
 

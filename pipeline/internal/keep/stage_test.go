@@ -195,3 +195,65 @@ func TestByField(t *testing.T) {
 
 // TestMain runs the tests on Prism.
 func TestMain(m *testing.M) { prismtest.Main(m) }
+
+// batchSizes puts under one key each batch of fates as its fates and its bytes less its
+// last fate's.
+func batchSizes(_ int, b elem.FateBatch) (int, string) {
+	n := 0
+	for _, ft := range b.Items {
+		n += elem.FateSize(ft)
+	}
+	return 0, fmt.Sprintf("%d %d", len(b.Items), n-elem.FateSize(b.Items[len(b.Items)-1]))
+}
+
+// checkBatches fails unless every batch, less its last fate, is under elem.ShuffleBytes,
+// there are several, and they hold want fates in all.
+type checkBatches struct{ Want int }
+
+func (c *checkBatches) ProcessElement(_ int, sizes func(*string) bool) error {
+	fates, batches := 0, 0
+	var sz string
+	for sizes(&sz) {
+		var n, bytes int
+		if _, err := fmt.Sscan(sz, &n, &bytes); err != nil {
+			return err
+		}
+		batches++
+		fates += n
+		if bytes >= elem.ShuffleBytes {
+			return fmt.Errorf("a batch of %d fates, %d bytes before its last", n, bytes)
+		}
+	}
+	if fates != c.Want || batches < 2 {
+		return fmt.Errorf("%d fates in %d batches, want %d in several", fates, batches, c.Want)
+	}
+	return nil
+}
+
+func init() {
+	register.Function2x2(batchSizes)
+	register.DoFn2x1[int, func(*string) bool, error](&checkBatches{})
+}
+
+// TestByFieldSendsBoundedBatches: the fates of a partition's many clusters leave in
+// batches of at most elem.ShuffleBytes (and one fate), several of them, not gathered
+// into one element that grows with the partition.
+func TestByFieldSendsBoundedBatches(t *testing.T) {
+	const docs = 6000
+	file := filepath.Join(t.TempDir(), "in.jsonl")
+	var data []byte
+	var locs []elem.IDLoc
+	var fates []elem.Fate
+	for i := range docs {
+		id := fmt.Sprintf("%0100d", i) // long ids: the partition's fates are several batches' worth
+		data = fmt.Appendf(data, `{"id":%q,"text":"t","stars":%d}`+"\n", id, i%7)
+		locs = append(locs, elem.IDLoc{ID: id, File: file, Line: int64(i + 1)})
+		fates = append(fates, elem.Fate{ID: id, Cluster: locs[i-i%2].ID, Sim: 0.9, Size: 2})
+	}
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	p, s := beam.NewPipelineWithRoot()
+	byID := beam.ParDo(s, fateByID, beam.CreateList(s, fates))
+	out, _, _ := ByField(s, stagetest.Locs(s, stagePartitions, locs), byID, "field:stars:max", "jsonl", stagePartitions, 0)
+	beam.ParDo0(s, &checkBatches{Want: docs}, beam.GroupByKey(s, beam.ParDo(s, batchSizes, out)))
+	require.NoError(t, ptest.Run(p))
+}
