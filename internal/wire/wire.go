@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Encoder appends values to B.
@@ -33,6 +34,21 @@ func appendWords(b []byte, h []uint64) []byte {
 		b = binary.LittleEndian.AppendUint64(b, v)
 	}
 	return b
+}
+
+// Words decodes b, little-endian 8-byte words as Encoder.Hashes writes them after their
+// count, into dst's memory, or a slice of its own when dst is nil (never nil, even for
+// no words).
+func Words(dst []uint64, b []byte) []uint64 {
+	n := len(b) / 8
+	if dst == nil {
+		dst = make([]uint64, 0, n)
+	}
+	dst = slices.Grow(dst[:0], n)[:n]
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return dst
 }
 
 // Decoder reads what Encoder wrote; the first error sticks and later reads return zeros.
@@ -119,10 +135,7 @@ func (d *Decoder) Hashes() []uint64 {
 		d.Fail("hashes")
 		return nil
 	}
-	h := make([]uint64, n)
-	for i := range h {
-		h[i] = binary.LittleEndian.Uint64(d.B[8*i:])
-	}
+	h := Words(nil, d.B[:8*n])
 	d.B = d.B[8*n:]
 	return h
 }

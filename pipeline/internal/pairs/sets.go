@@ -1,12 +1,12 @@
 package pairs
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"slices"
 
 	"github.com/neardup/neardup/internal/spill"
+	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/pipeline/internal/elem"
 )
 
@@ -55,10 +55,7 @@ func (s *sets) gather(batch elem.HalfBatch) ([]half, error) {
 			return elem.SkimHalves(rec, func(h elem.Half, at, n int) {
 				x := half{Half: h, spilled: true}
 				if room -= 8 * int64(n); room >= 0 {
-					x.Hashes = make([]uint64, n)
-					for i := range x.Hashes {
-						x.Hashes[i] = binary.LittleEndian.Uint64(rec[at+8*i:])
-					}
+					x.Hashes = wire.Words(nil, rec[at:at+8*n])
 				} else {
 					x.at = setAt{file: file, n: int32(n), off: off + int64(at)}
 				}
@@ -127,11 +124,7 @@ func (s *sets) load(h *half, dst []uint64) ([]uint64, error) {
 	if _, err := f.ReadAt(s.buf, h.at.off); err != nil {
 		return nil, fmt.Errorf("read the shingle set of %q back from %s: %w", h.Node, f.Name(), err)
 	}
-	dst = slices.Grow(dst[:0], n)[:n]
-	for i := range dst {
-		dst[i] = binary.LittleEndian.Uint64(s.buf[8*i:])
-	}
-	return dst, nil
+	return wire.Words(dst, s.buf), nil
 }
 
 func (s *sets) close() {
