@@ -163,7 +163,7 @@ func (f *clusterLocalFn) ProcessElement(_ int, batches func(*elem.EdgeBatch) boo
 		r := forest.Find(i)
 		comps[r] = append(comps[r], m)
 	}
-	out := Settled{partitions: f.Partitions}
+	out := NewSettled(f.Partitions)
 	for _, r := range elem.SortedKeys(comps) {
 		fates, label, line, err := keepOne(&f.counts, comps[r], f.Keep)
 		if err != nil {
@@ -405,7 +405,7 @@ func (f *clusterPartFn) FinishBundle(_ func(int, elem.FateBatch), _ func(elem.Li
 func (f *clusterPartFn) ProcessElement(_ int, b elem.EdgeBatch, emitFates func(int, elem.FateBatch), emitLines func(elem.LineBatch), _ func(tally.Count)) error {
 	items := b.Items
 	slices.SortFunc(items, elem.CompareEdgeIDs)
-	out := Settled{partitions: f.Partitions}
+	out := NewSettled(f.Partitions)
 	for i := 0; i < len(items); {
 		j := i
 		var members []elem.Member

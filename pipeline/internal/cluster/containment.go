@@ -58,7 +58,7 @@ func (f *containmentFn) ProcessElement(_ int, dups, verified func(*elem.EdgeBatc
 	for _, ft := range containment.Resolve(pairs, dupPairs) {
 		clusters[ft.Kept] = append(clusters[ft.Kept], elem.Member{ID: ft.ID, Sim: ft.Sim})
 	}
-	out := Settled{partitions: f.Partitions}
+	out := NewSettled(f.Partitions)
 	for _, kept := range slices.Sorted(maps.Keys(clusters)) {
 		members := clusters[kept] // sorted by id, as Resolve returns them
 		fates, label, line, err := Settle(&f.counts, members, members[0].ID, kept)
