@@ -8,6 +8,9 @@
 #
 # FLAGS (word-split) is added to the engines' dedup runs, e.g.
 # FLAGS=--environment_cache_millis=0 for Beam's default of a new SDK worker per Spark task.
+# JVM replaces the engine JVMs' flags of docs/engines.md (JVM= for the JVM's defaults).
+# JOBS=n runs the job n times on each engine's one set of servers (a long-lived job
+# server's later jobs: its JIT has compiled the hot code), reported as ENGINE, ENGINE-job2...
 #
 # The engines are started as e2e/flink_test.go and e2e/spark_test.go start them (see
 # docs/engines.md), at parallelism 2 / two one-core Spark workers. Run from the repo root.
@@ -29,8 +32,10 @@ mkdir -p "$W"
 # the e2e tests build it.
 ND=$W/neardup
 go build -ldflags='-s -w' -o "$ND" ./cmd/neardup
+JVM=${JVM--XX:TieredStopAtLevel=1 -XX:+UseParallelGC}
 OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
 PIDS=()
+LABELS=()
 
 # role PID: the part a process plays, from its command line ("" if none of ours: every
 # process this script starts names a path under $W).
@@ -65,9 +70,38 @@ sample() {
 			read -r -a st 2>/dev/null <"/proc/$p/stat" || continue
 			hwm=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null) || continue
 			echo "$r $p $((st[13] + st[14])) ${hwm:-0} $round"
+			case $r in
+			jobserver | spark-executor) jthreads "$r" "$p" "$round" >>"$1.threads" ;;
+			esac
 		done >>"$1"
 		sleep 1
 	done
+}
+
+# jthreads ROLE PID ROUND: "ROLE PID TID NAME TICKS ROUND" for each of a JVM's threads;
+# the thread names say what the CPU went to (C2/C1 CompilerThread: the JIT; GC Thread,
+# G1 ...: the collector; the engine's own task threads).
+jthreads() {
+	awk -v r="$1" -v p="$2" -v round="$3" '{
+		match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2)
+		split(substr($0, RSTART + RLENGTH + 1), f, " ")
+		n = split(FILENAME, path, "/"); gsub(/ /, "_", name)
+		print r, p, path[n - 1], name, f[12] + f[13], round
+	}' /proc/"$2"/task/*/stat 2>/dev/null || true
+}
+
+# threads SAMPLES: each JVM role's CPU-seconds during the job by kind of thread (the name
+# without its number; a thread that was there before the job counts its growth), the
+# largest first.
+threads() {
+	[ -s "$1.threads" ] || return 0
+	awk -v tck="$(getconf CLK_TCK)" '
+		{ t = $1 " " $2 " " $3; if (!(t in first)) first[t] = ($6 == 1 ? $5 : 0); last[t] = $5; kind[t] = $4 }
+		END {
+			for (t in last) { split(t, a, " "); k = kind[t]; gsub(/[#-]?[0-9]+$/, "", k); cpu[a[1] "\t" k] += (last[t] - first[t]) / tck }
+			for (rk in cpu) if (cpu[rk] >= 0.5) printf "%s\t%.1f\n", rk, cpu[rk]
+		}' "$1.threads" | sort -t$'\t' -k1,1 -k3,3nr |
+		awk -F'\t' '$1 != r { if (r != "") print line; r = $1; line = "- " r " threads (CPU s):" } { line = line " " $2 " " $3 ";" } END { if (r != "") print line }'
 }
 
 # report ENGINE SAMPLES WALL: CPU-seconds spent during the job (all of a process's CPU if
@@ -83,9 +117,20 @@ report() {
 		}' "$2" | sort
 }
 
-run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
-	local e=$1 ep=$2
+run_job() { # ENGINE ENDPOINT [extra flags]: JOBS timed dedup runs with sampling
+	local r=$1 ep=$2 j
 	shift 2
+	for j in $(seq 1 "${JOBS:-1}"); do
+		local e=$r
+		[ "$j" = 1 ] || e="$r-job$j"
+		LABELS+=("$e")
+		one_job "$r" "$e" "$ep" "$@"
+	done
+}
+
+one_job() { # RUNNER LABEL ENDPOINT [extra flags]
+	local r=$1 e=$2 ep=$3
+	shift 3
 	local s="$W/$e.samples" wt="$W/$e-workers" lt="$W/$e-launcher"
 	mkdir -p "$wt" "$lt"
 	sample "$s" &
@@ -93,7 +138,7 @@ run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
 	local start
 	start=$(date +%s.%N)
 	TMPDIR=$lt /usr/bin/time -f '%e %U %S %M' -o "$W/$e.time" "$ND" dedup --quiet --input "$corpus" --output "$W/$e-out" \
-		--runner="$e" --endpoint="$ep" --parallelism=2 --worker_binary="$ND" --job_name="bench-$e" \
+		--runner="$r" --endpoint="$ep" --parallelism=2 --worker_binary="$ND" --job_name="bench-$e" \
 		--environment_type=PROCESS --environment_config="{\"command\":\"$ND\",\"env\":{\"TMPDIR\":\"$wt\"}}" "$@" \
 		>"$W/$e.log" 2>&1 || { echo "$e run failed: $W/$e.log" >&2; tail -5 "$W/$e.log" >&2; }
 	local wall
@@ -104,6 +149,7 @@ run_job() { # ENGINE ENDPOINT [extra flags]: one timed dedup run with sampling
 	read -r _ u sy m <"$W/$e.time"
 	echo "launcher (time -v): user+sys $(echo "$u + $sy" | bc) s, max RSS $((m / 1024)) MB" >"$W/$e.launcher"
 	report "$e" "$s" "$wall" >"$W/$e.table"
+	threads "$s" >>"$W/$e.launcher"
 	same "$e" >"$W/$e.same"
 }
 
@@ -164,13 +210,15 @@ for e in $ENGINES; do
 		/usr/bin/time -f '%e %U %S %M' -o "$W/embedded.time" "$ND" dedup --quiet --input "$corpus" --output "$W/embedded-out" >"$W/embedded.log" 2>&1
 		read -r wl u sy m <"$W/embedded.time"
 		printf "| embedded | launcher (the only process) | %s | 1 | %.1f | %d | %d |\n" "$wl" "$(echo "$u + $sy" | bc)" $((m / 1024)) $((m / 1024)) >"$W/embedded.table"
+		LABELS+=(embedded)
 		;;
 	flink)
 		cp="$(cat "$(.ci/engines.sh fetch flink)/classpath")"
 		mkdir -p "$W/flink-conf" "$W/flink-archive" "$W/flink-js"
 		# The finished job's JSON (per-vertex read/write bytes) is archived here.
 		echo "jobmanager.archive.fs.dir: file://$W/flink-archive" >"$W/flink-conf/flink-conf.yaml"
-		java -Xmx4g -Djava.io.tmpdir="$W/flink-js" -cp "$cp" org.apache.beam.runners.flink.FlinkJobServerDriver \
+		# shellcheck disable=SC2086
+		java $JVM -Xmx4g -Djava.io.tmpdir="$W/flink-js" -cp "$cp" org.apache.beam.runners.flink.FlinkJobServerDriver \
 			--job-port=18399 --artifact-port=0 --expansion-port=0 --artifacts-dir="$W/flink-js/artifacts" \
 			--flink-master='[local]' --flink-conf-dir="$W/flink-conf" >"$W/flink-js.log" 2>&1 &
 		PIDS+=($!)
@@ -185,21 +233,21 @@ for e in $ENGINES; do
 		export SPARK_HOME="$h/spark" SPARK_LOCAL_IP=127.0.0.1 SPARK_SCALA_VERSION=2.12
 		mkdir -p "$W/spark-tmp"
 		# shellcheck disable=SC2086
-		java $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 17377 --webui-port 0 >"$W/spark-master.log" 2>&1 &
+		java $JVM $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 17377 --webui-port 0 >"$W/spark-master.log" 2>&1 &
 		PIDS+=($!)
 		wait_port 17377
 		for i in 1 2; do
 			mkdir -p "$W/spark-work$i" "$W/spark-local$i"
 			# SPARK_LOCAL_DIRS: the executors' shuffle and spill files (default /tmp).
 			# shellcheck disable=SC2086
-			SPARK_LOCAL_DIRS="$W/spark-local$i" java $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port 0 \
+			SPARK_LOCAL_DIRS="$W/spark-local$i" java $JVM $OPENS -Xmx256m -Djava.io.tmpdir="$W/spark-tmp" -cp "$sp" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port 0 \
 				--cores 1 --memory 6g --work-dir "$W/spark-work$i" spark://127.0.0.1:17377 >"$W/spark-worker$i.log" 2>&1 &
 			PIDS+=($!)
 		done
 		mkdir -p "$W/spark-js" "$W/spark-events"
 		# shellcheck disable=SC2086
-		java $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
-			-Dspark.executor.extraJavaOptions="$OPENS -Djava.io.tmpdir=$W/spark-tmp" -Dspark.executor.memory=4g \
+		java $JVM $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
+			-Dspark.executor.extraJavaOptions="$JVM $OPENS -Djava.io.tmpdir=$W/spark-tmp" -Dspark.executor.memory=4g \
 			-Dspark.excludeOnFailure.enabled=true -Dspark.excludeOnFailure.killExcludedExecutors=true \
 			-Dspark.eventLog.enabled=true -Dspark.eventLog.dir="file://$W/spark-events" \
 			-cp "$beam:$sp" org.apache.beam.runners.spark.SparkJobServerDriver \
@@ -216,22 +264,24 @@ done
 
 echo "## engines, $N documents ($corpus)"
 echo "$header"
+echo "- engine JVMs' flags: ${JVM:-none, the JVM defaults}"
 echo
 echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
 echo "|---|---|---|---|---|---|---|"
-for e in $ENGINES; do cat "$W/$e.table"; done
-for e in $ENGINES; do [ -f "$W/$e.launcher" ] && echo "- $e $(cat "$W/$e.launcher")"; done
+for e in "${LABELS[@]}"; do cat "$W/$e.table"; done
+for e in "${LABELS[@]}"; do [ -f "$W/$e.launcher" ] && echo "- $e $(cat "$W/$e.launcher")"; done
 if [ -d "$W/flink-archive" ]; then
-	# Bytes every vertex wrote to the network (the shuffles and the task-to-task exchanges).
-	b=$(python3 -c 'import json,sys,glob
-t=0
+	# Bytes every vertex wrote to the network (the shuffles and the task-to-task exchanges),
+	# job by job.
+	python3 -c 'import json,sys,glob
+jobs=[]
 for f in glob.glob(sys.argv[1]+"/*"):
     for a in json.load(open(f))["archive"]:
         j=json.loads(a["json"])
         if a["path"].count("/")==2 and "vertices" in j:
-            t+=sum(v["metrics"]["write-bytes"] for v in j["vertices"])
-print(t)' "$W/flink-archive")
-	echo "- flink: bytes written between tasks: $b ($(echo "scale=1; $b / $N" | bc) per document)"
+            jobs.append((j["start-time"], sum(v["metrics"]["write-bytes"] for v in j["vertices"]), len(j["vertices"])))
+for i, (_, t, v) in enumerate(sorted(jobs)):
+    print("- flink job %d: bytes written between tasks: %d (%.1f per document), %d vertices" % (i+1, t, t/int(sys.argv[2]), v))' "$W/flink-archive" "$N"
 fi
 if [ -d "$W/spark-events" ]; then
 	b=$(python3 -c 'import json,sys,glob
@@ -244,4 +294,4 @@ for f in glob.glob(sys.argv[1]+"/*"):
 print(t)' "$W/spark-events")
 	echo "- spark: shuffle bytes written: $b ($(echo "scale=1; $b / $N" | bc) per document)"
 fi
-for e in $ENGINES; do [ "$e" = embedded ] || cat "$W/$e.same"; done
+for e in "${LABELS[@]}"; do [ "$e" = embedded ] || cat "$W/$e.same"; done

@@ -30,6 +30,11 @@ const engineParallelism = 2
 // on a loaded machine.
 const sparkMaxWorkers = 4 * sparkWorkers
 
+// engineJVM are the flags every engine JVM runs with, as docs/engines.md starts them: a
+// job of minutes spends more CPU in C2's compiles than the compiled code saves, and the
+// parallel collector costs less CPU than G1 on few cores (docs/engines.md#the-jvms-flags).
+var engineJVM = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC"}
+
 // engine is the job server of a cluster engine (Flink or Spark), started by a test, and
 // what neardup needs to submit jobs to it whose SDK workers are separate processes.
 type engine struct {

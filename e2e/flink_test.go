@@ -84,9 +84,9 @@ func flinkJobServerSpec(t testing.TB, home, master string, conf bool) flinkJobSe
 		confFlag = []string{"--flink-conf-dir=" + dir}
 	}
 	return flinkJobServer{artifacts: artifacts, spec: serverSpec{"flink-job-server", "java", nil, func(port int) []string {
-		return append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-cp", cp,
+		return append(append(append([]string{}, engineJVM...), "-Xmx1g", "-Djava.io.tmpdir="+tmp, "-cp", cp,
 			"org.apache.beam.runners.flink.FlinkJobServerDriver",
-			"--job-port=" + strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
-			"--artifacts-dir=" + artifacts, "--flink-master=" + master}, confFlag...)
+			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
+			"--artifacts-dir="+artifacts, "--flink-master="+master), confFlag...)
 	}}}
 }

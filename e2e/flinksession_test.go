@@ -118,7 +118,7 @@ var flinkOpens = []string{"java.lang", "java.net", "java.io", "java.nio", "sun.n
 
 // flinkJVM returns the flags of a session cluster's JVM: flinkOpens opened, and jvm.
 func flinkJVM(jvm ...string) []string {
-	var out []string
+	out := append([]string{}, engineJVM...)
 	for _, p := range flinkOpens {
 		out = append(out, "--add-opens=java.base/"+p+"=ALL-UNNAMED")
 	}

@@ -77,7 +77,7 @@ func startSpark(t testing.TB, home string) *engine {
 	// to find the Scala version, and cannot launch executors.
 	env := []string{"SPARK_HOME=" + sparkHome, "SPARK_LOCAL_IP=127.0.0.1", "SPARK_SCALA_VERSION=2.12"}
 	java := func(jvm []string, cp string, main string, args ...string) []string {
-		return append(append(append(append([]string{}, sparkJavaOptions...), jvm...), "-cp", cp, main), args...)
+		return append(append(append(append(append([]string{}, engineJVM...), sparkJavaOptions...), jvm...), "-cp", cp, main), args...)
 	}
 
 	master := startServerEnv(t, "spark-master", "java", env, func(port int) []string {
@@ -106,7 +106,7 @@ func startSpark(t testing.TB, home string) *engine {
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
 		// that its executors start, and fetch the job server's classpath, once.
 		jvm := append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
-			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJavaOptions, " ")}, sparkRecovery...)
+			"-Dspark.executor.extraJavaOptions=" + strings.Join(append(append([]string{}, engineJVM...), sparkJavaOptions...), " ")}, sparkRecovery...)
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
 			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
