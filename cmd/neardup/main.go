@@ -46,6 +46,9 @@ func main() {
 	}
 	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
 		// A Beam worker is started as the bare binary with --worker and friends.
+		if path := os.Getenv("NEARDUP_CPUPROFILE"); path != "" {
+			startWorkerCPUProfiles(path, 5*time.Second)
+		}
 		flag.Parse()
 		beam.Init()
 		usage(os.Stderr)

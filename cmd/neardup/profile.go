@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -48,6 +49,30 @@ func startWriting(path string, start func(io.Writer) error, stop func()) error {
 		f.Close()
 	})
 	return nil
+}
+
+// startWorkerCPUProfiles writes an SDK worker's CPU profile (NEARDUP_CPUPROFILE in the
+// worker's environment) to path.PID.N, one file per window: the engine ends its workers
+// with SIGKILL, so a profile written only at exit would never be written. The last
+// window is lost; go tool pprof merges the rest.
+func startWorkerCPUProfiles(path string, window time.Duration) {
+	go func() {
+		for n := 1; ; n++ {
+			f, err := os.Create(fmt.Sprintf("%s.%d.%d", path, os.Getpid(), n))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "neardup worker: NEARDUP_CPUPROFILE: %v\n", err)
+				return
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				fmt.Fprintf(os.Stderr, "neardup worker: NEARDUP_CPUPROFILE: %v\n", err)
+				return
+			}
+			time.Sleep(window)
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+	}()
 }
 
 // startAllocProfile writes, when stopProfile runs, a heap profile whose alloc_space and
