@@ -14,7 +14,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/internal/interrupt"
-	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/sdkboot"
 )
 
@@ -47,12 +46,7 @@ func main() {
 	}
 	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
 		// A Beam worker is started as the bare binary with --worker and friends.
-		if path := os.Getenv("NEARDUP_CPUPROFILE"); path != "" {
-			startWorkerCPUProfiles(path, 5*time.Second)
-		}
-		// The same heap floor as a dedup run's, sized as for the default budget: a
-		// worker's live heap is small next to the batches it allocates and drops.
-		memlimit.HeapFloor(memlimit.FloorFor(int64(memlimit.DefaultShare * float64(memlimit.Machine()))))
+		startWorker()
 		flag.Parse()
 		beam.Init()
 		usage(os.Stderr)
