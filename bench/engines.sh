@@ -284,14 +284,19 @@ for i, (_, t, v) in enumerate(sorted(jobs)):
     print("- flink job %d: bytes written between tasks: %d (%.1f per document), %d vertices" % (i+1, t, t/int(sys.argv[2]), v))' "$W/flink-archive" "$N"
 fi
 if [ -d "$W/spark-events" ]; then
-	b=$(python3 -c 'import json,sys,glob
-t=0
+	# Shuffle bytes written, application by application (each job is one).
+	python3 -c 'import json,sys,glob
+apps=[]
 for f in glob.glob(sys.argv[1]+"/*"):
+    start, t = 0, 0
     for line in open(f):
         ev=json.loads(line)
+        if ev.get("Event")=="SparkListenerApplicationStart":
+            start=ev.get("Timestamp",0)
         if ev.get("Event")=="SparkListenerTaskEnd":
             t+=ev.get("Task Metrics",{}).get("Shuffle Write Metrics",{}).get("Shuffle Bytes Written",0)
-print(t)' "$W/spark-events")
-	echo "- spark: shuffle bytes written: $b ($(echo "scale=1; $b / $N" | bc) per document)"
+    apps.append((start, t))
+for i, (_, t) in enumerate(sorted(apps)):
+    print("- spark job %d: shuffle bytes written: %d (%.1f per document)" % (i+1, t, t/int(sys.argv[2])))' "$W/spark-events" "$N"
 fi
 for e in "${LABELS[@]}"; do [ "$e" = embedded ] || cat "$W/$e.same"; done
