@@ -28,6 +28,7 @@ func TestFlinkSessionMatchesEmbedded(t *testing.T) {
 	assert.Contains(t, string(doc), fmt.Sprintf(flinkSessionConf, 6123, 8081, flinkSessionSlots, flinkSessionSlots), "docs/engines.md: the session cluster's configuration")
 	assert.Contains(t, string(doc), strings.Join(flinkTaskManagerJVM, " "), "docs/engines.md: the TaskManagers' JVM flags")
 	assert.Contains(t, string(doc), strings.Join(flinkOpens, " "), "docs/engines.md: the packages opened to Flink's JVMs")
+	assert.Contains(t, string(doc), "java "+strings.Join(engineJVM, " ")+" $OPENS", "docs/engines.md: its JVMs run with engineJVM")
 	runEngineMatrix(t, flinkSessionEngine(t, home, false).engine, "generated", "s3", "one-file-sharded")
 }
 

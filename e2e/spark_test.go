@@ -76,8 +76,10 @@ func startSpark(t testing.TB, home string) *engine {
 	// Without SPARK_SCALA_VERSION a worker looks for a source tree's build directories
 	// to find the Scala version, and cannot launch executors.
 	env := []string{"SPARK_HOME=" + sparkHome, "SPARK_LOCAL_IP=127.0.0.1", "SPARK_SCALA_VERSION=2.12"}
+	// Every Spark JVM's flags, the executors' included.
+	sparkJVM := append(append([]string{}, engineJVM...), sparkJavaOptions...)
 	java := func(jvm []string, cp string, main string, args ...string) []string {
-		return append(append(append(append(append([]string{}, engineJVM...), sparkJavaOptions...), jvm...), "-cp", cp, main), args...)
+		return append(append(append(append([]string{}, sparkJVM...), jvm...), "-cp", cp, main), args...)
 	}
 
 	master := startServerEnv(t, "spark-master", "java", env, func(port int) []string {
@@ -106,7 +108,7 @@ func startSpark(t testing.TB, home string) *engine {
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
 		// that its executors start, and fetch the job server's classpath, once.
 		jvm := append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
-			"-Dspark.executor.extraJavaOptions=" + strings.Join(append(append([]string{}, engineJVM...), sparkJavaOptions...), " ")}, sparkRecovery...)
+			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJVM, " ")}, sparkRecovery...)
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
 			"--job-port="+strconv.Itoa(port), "--artifact-port=0", "--expansion-port=0",
 			"--artifacts-dir="+artifacts, "--spark-master-url="+masterURL)
