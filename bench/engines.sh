@@ -9,6 +9,8 @@
 # FLAGS (word-split) is added to the engines' dedup runs, e.g.
 # FLAGS=--environment_cache_millis=0 for Beam's default of a new SDK worker per Spark task.
 # JVM replaces the engine JVMs' flags of docs/engines.md (JVM= for the JVM's defaults).
+# STAGE=classpath lets Spark jobs ship the job server's classpath to the executors, as
+# without --files_to_stage.
 # JOBS=n runs the job n times on each engine's one set of servers (a long-lived job
 # server's later jobs: its JIT has compiled the hot code), reported as ENGINE, ENGINE-job2...
 #
@@ -245,6 +247,10 @@ for e in $ENGINES; do
 			PIDS+=($!)
 		done
 		mkdir -p "$W/spark-js" "$W/spark-events"
+		# What the jobs ship to the executors (docs/engines.md): nothing, unless STAGE=classpath.
+		stage=--files_to_stage="$W/spark-js/nothing.jar"
+		[ "${STAGE:-}" = classpath ] && stage=
+		echo "Manifest-Version: 1.0" | jar --create --file "$W/spark-js/nothing.jar" --manifest /dev/stdin
 		# shellcheck disable=SC2086
 		java $JVM $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
 			-Dspark.executor.extraJavaOptions="$JVM $OPENS -Djava.io.tmpdir=$W/spark-tmp" -Dspark.executor.memory=4g \
@@ -256,7 +262,8 @@ for e in $ENGINES; do
 		PIDS+=($!)
 		wait_port 18398
 		sleep 5 # workers register
-		run_job spark localhost:18398 ${FLAGS:-}
+		# shellcheck disable=SC2086
+		run_job spark localhost:18398 $stage ${FLAGS:-}
 		stop_all
 		;;
 	esac
@@ -265,6 +272,7 @@ done
 echo "## engines, $N documents ($corpus)"
 echo "$header"
 echo "- engine JVMs' flags: ${JVM:-none, the JVM defaults}"
+echo "- Spark jobs ship to the executors: $([ "${STAGE:-}" = classpath ] && echo "the job server's classpath (STAGE=classpath)" || echo "an empty jar (--files_to_stage)")"
 echo
 echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
 echo "|---|---|---|---|---|---|---|"

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -50,6 +51,21 @@ type engine struct {
 	// sparkLocal and sparkWork are a Spark cluster's workers' SPARK_LOCAL_DIRS and work
 	// directories.
 	sparkLocal, sparkWork []string
+	// filesToStage is the jobs' --files_to_stage: an empty jar (emptyJar) where the
+	// runner would ship the job server's classpath to the cluster with every job.
+	filesToStage string
+}
+
+// emptyJar writes a jar with no entries into dir and returns its path: what a job ships
+// to executors and TaskManagers that hold Beam's classes already (docs/engines.md).
+func emptyJar(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "nothing.jar")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, zip.NewWriter(f).Close())
+	require.NoError(t, f.Close())
+	return path
 }
 
 // engineHome returns the directory `.ci/engines.sh fetch name` prints: the engine's pinned,
@@ -118,6 +134,9 @@ func (e *engine) start(t *testing.T, env []string, args ...string) *engineJob {
 		"--parallelism="+strconv.Itoa(engineParallelism),
 		"--worker_binary="+nd,
 		"--environment_type=PROCESS", "--environment_config="+string(cfg))...)
+	if e.filesToStage != "" {
+		j.cmd.Args = append(j.cmd.Args, "--files_to_stage="+e.filesToStage)
+	}
 	j.cmd.Dir = repoRoot(t)
 	j.cmd.Env = neardupEnv(j.launcherTmp, env)
 	j.cmd.Stderr = &j.stderr
@@ -165,6 +184,12 @@ func (j *engineJob) wait(t *testing.T) string {
 	require.NoError(t, err)
 	assert.Empty(t, launcher, "the launcher left files in its temporary directory")
 	assert.Contains(t, j.e.server.log(t), j.name, "the %s job server's log does not mention job %s", j.e.name, j.name)
+	if j.e.filesToStage != "" {
+		// Beam's runners log this when they ship the job server's classpath.
+		assert.NotContains(t, j.e.server.log(t), "filesToStage was not specified", "job %s shipped the %s job server's classpath to the cluster", j.name, j.e.name)
+		assert.Empty(t, sparkJarsFetched(t, append(j.e.sparkWork, j.e.sparkLocal...), filepath.Base(j.e.filesToStage)),
+			"Spark's executors fetched jars for job %s besides --files_to_stage", j.name)
+	}
 	assert.Empty(t, workersLeft(t, j.workerTmp), "SDK worker processes of job %s still run after it ended", j.name)
 	left, err := os.ReadDir(j.workerTmp)
 	require.NoError(t, err)

@@ -170,6 +170,7 @@ func startFlinkSession(t testing.TB, home string) *flinkSession {
 	js := flinkJobServerSpec(t, home, jm.addr, false)
 	servers := startServers(t, append(specs, js.spec)...)
 	fs := &flinkSession{engine: js.engine(servers[len(servers)-1]), jobManager: jm, taskManagers: map[int]bool{}, daemons: append([]*server{jm}, servers...)}
+	fs.filesToStage = emptyJar(t, t.TempDir())
 	for _, tm := range servers[:flinkSessionTaskManagers] {
 		fs.taskManagers[tm.pid] = true
 	}

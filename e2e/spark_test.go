@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -119,7 +120,24 @@ func startSpark(t testing.TB, home string) *engine {
 		require.True(t, time.Now().Before(deadline), "Spark workers did not register with the master:\n%s", master.log(t))
 		time.Sleep(200 * time.Millisecond)
 	}
-	return &engine{name: "spark", server: servers[len(servers)-1], artifacts: artifacts, sparkLocal: local, sparkWork: work}
+	return &engine{name: "spark", server: servers[len(servers)-1], artifacts: artifacts, sparkLocal: local, sparkWork: work,
+		filesToStage: emptyJar(t, tmp)}
+}
+
+// sparkJarsFetched returns the jars under the Spark workers' directories dirs that are
+// not named staged: what executors fetched from the job server for their class path.
+func sparkJarsFetched(t *testing.T, dirs []string, staged string) []string {
+	t.Helper()
+	var jars []string
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && strings.HasSuffix(path, ".jar") && !strings.HasSuffix(d.Name(), staged) {
+				jars = append(jars, path)
+			}
+			return nil
+		})
+	}
+	return jars
 }
 
 // sparkDirsLeft checks that the running executors' local directories

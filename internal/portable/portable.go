@@ -22,6 +22,13 @@
 // for a pipeline of many stages, such as the rounds of --cc distributed, costs more than
 // the work. The Go SDK sends only its own options (under go_options) and a fixed few
 // others, so this package sets the option in the job's PrepareJobRequest itself.
+//
+// Beam's Spark runner, and its Flink runner submitting to a cluster, ship the files of
+// the files_to_stage option to every executor or TaskManager of every job, and when the
+// option is unset, the job server's whole classpath: hundreds of jars, fetched and opened
+// by each executor of each job. neardup's workers are Go binaries and need none of them;
+// the executors need Beam's classes, which a cluster set up as docs/engines.md says
+// already holds on its classpath. --files_to_stage passes the option through.
 package portable
 
 import (
@@ -29,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -57,6 +65,34 @@ var EnvironmentCacheMillis = flag.Int("environment_cache_millis", 10000,
 // environmentCacheOption is the key Beam's Java runners read the option from.
 const environmentCacheOption = "beam:option:environment_cache_millis:v1"
 
+// FilesToStage is the --files_to_stage flag, Beam's FileStagingOptions option of that name.
+var FilesToStage = flag.String("files_to_stage", "",
+	"Spark, and Flink submitting to a cluster: comma-separated files, paths on the job server's machine, that the job ships to every executor or TaskManager; unset, Beam ships the job server's whole classpath with every job (docs/engines.md: an empty jar)")
+
+const filesToStageOption = "beam:option:files_to_stage:v1"
+
+// jobOptions returns the pipeline options Execute adds to a job for runner.
+func jobOptions(runner string) (map[string]*structpb.Value, error) {
+	if *EnvironmentCacheMillis < 0 {
+		return nil, fmt.Errorf("--environment_cache_millis=%d: want 0 or more milliseconds", *EnvironmentCacheMillis)
+	}
+	options := map[string]*structpb.Value{}
+	if isSpark(runner) {
+		options[environmentCacheOption] = structpb.NewNumberValue(float64(*EnvironmentCacheMillis))
+	}
+	if *FilesToStage != "" {
+		var files []*structpb.Value
+		for _, f := range strings.Split(*FilesToStage, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				return nil, fmt.Errorf("--files_to_stage=%q: an empty path in the list", *FilesToStage)
+			}
+			files = append(files, structpb.NewStringValue(f))
+		}
+		options[filesToStageOption] = structpb.NewListValue(&structpb.ListValue{Values: files})
+	}
+	return options, nil
+}
+
 // Serves reports whether Execute submits jobs for runner: Flink's and Spark's names, and
 // only when their workers are not the launching process (LOOPBACK), which stages nothing.
 func Serves(runner string) bool {
@@ -71,8 +107,9 @@ func isSpark(runner string) bool { return runner == "spark" || runner == "SparkR
 // set, and waits for the job unless --async is set. Once the job is submitted it is
 // recorded in tempDir (the run's temporary directory, "" for none) as RecordFile.
 func Execute(ctx context.Context, p *beam.Pipeline, runner, tempDir string) (beam.PipelineResult, error) {
-	if *EnvironmentCacheMillis < 0 {
-		return nil, fmt.Errorf("--environment_cache_millis=%d: want 0 or more milliseconds", *EnvironmentCacheMillis)
+	options, err := jobOptions(runner)
+	if err != nil {
+		return nil, err
 	}
 	endpoint, err := jobopts.GetEndpoint()
 	if err != nil {
@@ -110,10 +147,6 @@ func Execute(ctx context.Context, p *beam.Pipeline, runner, tempDir string) (bea
 		return nil, fmt.Errorf("connecting to job service %s: %w", endpoint, err)
 	}
 	defer cc.Close()
-	options := map[string]*structpb.Value{}
-	if isSpark(runner) {
-		options[environmentCacheOption] = structpb.NewNumberValue(float64(*EnvironmentCacheMillis))
-	}
 	client := withOptions{jobpb.NewJobServiceClient(cc), options}
 	opt := &runnerlib.JobOptions{
 		Name:         jobopts.GetJobName(),

@@ -77,3 +77,38 @@ func TestStageByHashNamesTheWorkerByItsHash(t *testing.T) {
 
 	require.Error(t, stageByHash(&pipepb.Pipeline{Components: &pipepb.Components{}}), "no worker binary")
 }
+
+func TestJobOptionsCarryTheFilesToStage(t *testing.T) {
+	defer func(v string) { *FilesToStage = v }(*FilesToStage)
+	*FilesToStage = ""
+	for _, runner := range []string{"spark", "flink"} {
+		opts, err := jobOptions(runner)
+		require.NoError(t, err)
+		assert.NotContains(t, opts, filesToStageOption, "%s: unset, Beam's default stands", runner)
+	}
+	assert.Contains(t, must(jobOptions("spark")), environmentCacheOption)
+	assert.NotContains(t, must(jobOptions("flink")), environmentCacheOption)
+
+	*FilesToStage = "/js/nothing.jar, /js/more.jar"
+	for _, runner := range []string{"spark", "flink"} {
+		opts, err := jobOptions(runner)
+		require.NoError(t, err)
+		var got []string
+		for _, v := range opts[filesToStageOption].GetListValue().GetValues() {
+			got = append(got, v.GetStringValue())
+		}
+		assert.Equal(t, []string{"/js/nothing.jar", "/js/more.jar"}, got, runner)
+	}
+
+	*FilesToStage = "/js/nothing.jar,,/js/more.jar"
+	_, err := jobOptions("spark")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--files_to_stage")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
