@@ -20,6 +20,22 @@ func TestSparkMatchesEmbedded(t *testing.T) {
 	runEngineMatrix(t, sparkEngine(t, false))
 }
 
+// TestSparkFilesToStageMissing submits a job whose --files_to_stage names a file the
+// job server's machine does not have: the job fails at once, naming the file, and the
+// engine runs the next job.
+func TestSparkFilesToStageMissing(t *testing.T) {
+	// Not sparkEngine: its cleanup asks for executors, which this job never starts.
+	home := engineHome(t, "spark")
+	e := *sharedEngine(t, "spark", false, func(tb testing.TB) *engine { return startSpark(tb, home) })
+	e.filesToStage = filepath.Join(t.TempDir(), "missing.jar")
+	j := e.start(t, nil, "dedup", "--quiet", "--input", genCorpus(t, 200, 7), "--output", filepath.Join(t.TempDir(), "out"))
+	start := time.Now()
+	err, _ := j.exit()
+	require.Error(t, err, "a job shipping a file that does not exist")
+	assert.Less(t, time.Since(start), time.Minute, "the job did not fail at once")
+	assert.Contains(t, j.stderr.String(), "To-be-staged file does not exist: '"+e.filesToStage+"'", "neardup's error")
+}
+
 // TestSparkWorkerLostSDKWorker kills one SDK worker of a Spark job while it runs: Spark
 // retries the failed tasks on the other executor and every output, stats.json's counts
 // included, equals the embedded run's.
