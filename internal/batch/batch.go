@@ -9,19 +9,25 @@ package batch
 type ByPartition[T any] struct {
 	parts [][]T
 	max   int
+	// filled marks the partitions that have emitted a full batch: their next batch is
+	// allocated whole, as it will likely fill too, instead of growing to it by copies.
+	filled []bool
 }
 
 // New returns a buffer for partitions partitions of at most max items each.
 func New[T any](partitions, max int) *ByPartition[T] {
-	return &ByPartition[T]{parts: make([][]T, partitions), max: max}
+	return &ByPartition[T]{parts: make([][]T, partitions), max: max, filled: make([]bool, partitions)}
 }
 
 // Add appends x to partition p, emitting the partition's batch when it is full. The
 // emitted slice belongs to emit: the buffer never touches it again.
 func (b *ByPartition[T]) Add(p int, x T, emit func(int, []T)) {
+	if b.parts[p] == nil && b.filled[p] {
+		b.parts[p] = make([]T, 0, b.max)
+	}
 	b.parts[p] = append(b.parts[p], x)
 	if items := b.parts[p]; len(items) >= b.max {
-		b.parts[p] = nil
+		b.parts[p], b.filled[p] = nil, true
 		emit(p, items)
 	}
 }

@@ -59,3 +59,19 @@ func TestEmittedSliceIsOwnedByEmit(t *testing.T) {
 		t.Fatalf("batches %v", all)
 	}
 }
+
+// BenchmarkAddBandEntries adds 48-byte items (a band entry's size) spread over 256
+// partitions, batches of 4,096: the first stage's band entries on an engine.
+func BenchmarkAddBandEntries(b *testing.B) {
+	type entry struct {
+		key, hash, check uint64
+		id               string
+	}
+	buf := New[entry](256, 4096)
+	n := 0
+	emit := func(_ int, items []entry) { n += len(items) }
+	for i := 0; b.Loop(); i++ {
+		buf.Add(int(uint64(i)*0x9E3779B97F4A7C15>>56), entry{key: uint64(i), id: "doc-0000001"}, emit)
+	}
+	buf.Flush(emit)
+}
