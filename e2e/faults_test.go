@@ -24,7 +24,7 @@ const faultDocs = 4 * matrixGenerated
 // workerLost kills one SDK worker of a job on e, the busiest, while it runs, and checks
 // that every output, stats.json's counts included, equals the embedded run's.
 func workerLost(t *testing.T, e *engine) {
-	dir := fixture(t, "generated-faults", func(dir string) { splitCorpus(t, genCorpus(t, faultDocs, 7), dir, matrixParts) })
+	dir := faultCorpus(t)
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}
 	want := embeddedRun(t, nil, flags...)
 	out := filepath.Join(t.TempDir(), "out")
@@ -35,6 +35,12 @@ func workerLost(t *testing.T, e *engine) {
 	j.wait(t)
 	got := readTree(t, out)
 	assertSameFiles(t, want, got)
+}
+
+// faultCorpus returns the directory of the fault tests' corpus: faultDocs generated
+// documents in matrixParts files.
+func faultCorpus(t *testing.T) string {
+	return fixture(t, "generated-faults", func(dir string) { splitCorpus(t, genCorpus(t, faultDocs, 7), dir, matrixParts) })
 }
 
 // busyWorker waits until the job has had SDK workers (processes run with --worker=true by

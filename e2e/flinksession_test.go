@@ -40,7 +40,7 @@ func TestFlinkSessionMatchesEmbedded(t *testing.T) {
 // restarted attempt's; neardup's boot ends them).
 func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
 	fs := flinkSessionEngine(t, engineHome(t, "flink"), true) // unfit for another test after
-	dir := fixture(t, "generated", func(dir string) { splitCorpus(t, genCorpus(t, matrixGenerated, 7), dir, matrixParts) })
+	dir := faultCorpus(t)
 	flags := []string{"dedup", "--quiet", "--layout", "single", "--input", filepath.Join(dir, "*.jsonl"), "--threshold", "0.8"}
 	want := embeddedRun(t, nil, flags...)
 	out := filepath.Join(t.TempDir(), "out")
