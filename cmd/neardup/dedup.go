@@ -65,7 +65,7 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 		}
 		budget = b
 	}
-	memlimit.HeapFloor(memlimit.FloorFor(memlimit.Apply(budget)))
+	applyBudget(budget)
 	beam.Init()
 
 	var progress io.Writer
@@ -91,4 +91,12 @@ func runDedup(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "parameters: %s\n", b)
 	}
 	return nil
+}
+
+// applyBudget makes budget bytes (0: the default share) this process's memory budget, with
+// the heap floor the budget implies, and returns the budget in force (memlimit.Apply).
+func applyBudget(budget int64) int64 {
+	budget = memlimit.Apply(budget)
+	memlimit.HeapFloor(memlimit.FloorFor(budget))
+	return budget
 }
