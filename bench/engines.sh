@@ -35,6 +35,14 @@ mkdir -p "$W"
 ND=$W/neardup
 go build -ldflags='-s -w' -o "$ND" ./cmd/neardup
 JVM=${JVM--XX:TieredStopAtLevel=1 -XX:+UseParallelGC}
+# What Spark jobs ship to the executors (docs/engines.md): an empty jar made beside the
+# job server, or with STAGE=classpath the job server's classpath, as without the flag.
+STAGED=(--files_to_stage="$W/spark-js/nothing.jar")
+SHIPPED="an empty jar (--files_to_stage)"
+if [ "${STAGE:-}" = classpath ]; then
+	STAGED=()
+	SHIPPED="the job server's classpath (STAGE=classpath)"
+fi
 OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
 PIDS=()
 LABELS=()
@@ -247,9 +255,6 @@ for e in $ENGINES; do
 			PIDS+=($!)
 		done
 		mkdir -p "$W/spark-js" "$W/spark-events"
-		# What the jobs ship to the executors (docs/engines.md): nothing, unless STAGE=classpath.
-		stage=--files_to_stage="$W/spark-js/nothing.jar"
-		[ "${STAGE:-}" = classpath ] && stage=
 		echo "Manifest-Version: 1.0" | jar --create --file "$W/spark-js/nothing.jar" --manifest /dev/stdin
 		# shellcheck disable=SC2086
 		java $JVM $OPENS -Xmx4g -Djava.io.tmpdir="$W/spark-js" -Dspark.executor.extraClassPath="$beam" \
@@ -263,7 +268,7 @@ for e in $ENGINES; do
 		wait_port 18398
 		sleep 5 # workers register
 		# shellcheck disable=SC2086
-		run_job spark localhost:18398 $stage ${FLAGS:-}
+		run_job spark localhost:18398 "${STAGED[@]}" ${FLAGS:-}
 		stop_all
 		;;
 	esac
@@ -272,7 +277,7 @@ done
 echo "## engines, $N documents ($corpus)"
 echo "$header"
 echo "- engine JVMs' flags: ${JVM:-none, the JVM defaults}"
-echo "- Spark jobs ship to the executors: $([ "${STAGE:-}" = classpath ] && echo "the job server's classpath (STAGE=classpath)" || echo "an empty jar (--files_to_stage)")"
+echo "- Spark jobs ship to the executors: $SHIPPED"
 echo
 echo "| engine | process | wall s | processes | CPU s | peak RSS of one, MB | sum of peaks, MB |"
 echo "|---|---|---|---|---|---|---|"
