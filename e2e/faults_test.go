@@ -69,7 +69,7 @@ func busyWorker(t *testing.T, j *engineJob, settle time.Duration) int {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Fatalf("job %s ended before an SDK worker was busy", j.name)
+	t.Fatalf("job %s ended before an SDK worker was busy; neardup's stderr, last lines:\n%s", j.name, lastLines(j.stderr.String(), 20))
 	return 0
 }
 
