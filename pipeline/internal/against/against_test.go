@@ -118,14 +118,14 @@ func TestWithIndexes(t *testing.T) {
 			sets = append(sets, stagetest.SetText(key))
 			sig := signer.Sign(r.Shingles).Values
 			for band := range o.Bands {
-				bands = append(bands, stagetest.BandText(elem.BandEntry{Key: lsh.BandKey(sig, band, o.Rows), Hash: key.Hash, Check: key.Check, ID: id}))
+				bands = append(bands, stagetest.BandText(elem.BandEntry{Key: lsh.BandKey(sig, band, o.Rows), Hash: key.Hash, ID: id}))
 			}
 		}
 	}
 	// One input document's outputs, as Sign made them.
 	inLoc := elem.IDLoc{ID: "a", File: "in.jsonl", Line: 1}
 	inSet := elem.SetKey{Hash: 1 << 40, Check: 2, ID: "a", Length: 5}
-	inBand := elem.BandEntry{Key: 3 << 33, Hash: 1 << 40, Check: 2, ID: "a"}
+	inBand := elem.BandEntry{Key: 3 << 33, Hash: 1 << 40, ID: "a"}
 	locs = append(locs, "a in.jsonl:1")
 	sets = append(sets, stagetest.SetText(inSet))
 	bands = append(bands, stagetest.BandText(inBand))

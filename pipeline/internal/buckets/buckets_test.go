@@ -18,7 +18,7 @@ func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
 		for _, shape := range []string{"spread", "low", "skew"} {
 			entries := make([]elem.BandEntry, n)
 			for i := range entries {
-				e := elem.BandEntry{Key: r.Uint64(), Hash: r.Uint64N(4), Check: r.Uint64N(2), ID: fmt.Sprintf("d%d", r.IntN(n+1))}
+				e := elem.BandEntry{Key: r.Uint64(), Hash: r.Uint64N(8), ID: fmt.Sprintf("d%d", r.IntN(n+1))}
 				switch shape {
 				case "low":
 					e.Key >>= 40
@@ -39,12 +39,12 @@ func TestSortBandEntriesIsTheComparisonOrder(t *testing.T) {
 
 // BenchmarkSortBandEntries sorts one band partition's entries as a million one-word
 // documents give them (15 bands, 700,000 distinct sets over 256 partitions, every set
-// of 300,000 twice): 60,000 entries, ties on band key, set and check, ids apart.
+// of 300,000 twice): 60,000 entries, ties on band key and set, ids apart.
 func BenchmarkSortBandEntries(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 7))
 	base := make([]elem.BandEntry, 0, 60000)
 	for len(base) < cap(base) {
-		e := elem.BandEntry{Key: r.Uint64(), Hash: r.Uint64(), Check: r.Uint64(), ID: fmt.Sprintf("d%07d", r.IntN(1_000_000))}
+		e := elem.BandEntry{Key: r.Uint64(), Hash: r.Uint64(), ID: fmt.Sprintf("d%07d", r.IntN(1_000_000))}
 		base = append(base, e)
 		if r.IntN(7) < 3 {
 			e.ID = fmt.Sprintf("d%07d", r.IntN(1_000_000))

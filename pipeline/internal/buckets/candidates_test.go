@@ -63,7 +63,7 @@ func (f *memberTextsFn) ProcessElement(p int, b elem.HalfBatch, emit func(string
 
 // band is a band entry of document id with shingle set set in bucket key.
 func band(key uint64, set uint64, id string) elem.BandEntry {
-	return elem.BandEntry{Key: key<<40 | key, Hash: set, Check: set * 7, ID: id}
+	return elem.BandEntry{Key: key<<40 | key, Hash: set, ID: id}
 }
 
 // TestCandidates runs the bucketing stage alone on hand-built band entries: a bucket of

@@ -22,7 +22,7 @@ func TestContainmentBucketPairsOnlyTheClassesItsGroupsJoin(t *testing.T) {
 	entry := func(id string, size int) []elem.BandEntry {
 		var out []elem.BandEntry
 		for i, k := range s.AppendKeys(nil, sig, size) {
-			out = append(out, elem.BandEntry{Key: k, Hash: uint64(size), Check: uint64(i), ID: id})
+			out = append(out, elem.BandEntry{Key: k, Hash: uint64(size)<<8 | uint64(i), ID: id})
 		}
 		return out
 	}

@@ -8,13 +8,18 @@ import (
 	"github.com/neardup/neardup/internal/hashsort"
 )
 
-// BandEntry puts a document in one LSH bucket, Key. It carries the document's set
-// fingerprints (SetKey's Hash and Check) so a bucket can skip exact duplicates, which
-// collapse handles.
+// BandEntry puts a document in one LSH bucket, Key. It carries the first of the
+// document's set fingerprints (SetKey's Hash) so a bucket can skip exact duplicates,
+// which collapse handles.
+//
+// Why not both fingerprints, as collapse compares: an entry travels once per band, and
+// the second word would add a quarter to its bytes. The one word risks only recall: two
+// different sets in one bucket with equal Hash (2⁻⁶⁴ likely per pair of a bucket) keep
+// one entry there, so that bucket gives the other set no candidate. Every candidate is
+// still verified, and collapse's exact-duplicate edges still need both words.
 type BandEntry struct {
-	Key         uint64
-	Hash, Check uint64
-	ID          string
+	Key, Hash uint64
+	ID        string
 }
 
 // BandBatch holds band entries, or (Spilled) references to local files that hold them
@@ -27,11 +32,10 @@ var Bands = Codec[BandEntry]{
 	Put: func(e *encoder, be BandEntry) {
 		e.U64(be.Key)
 		e.U64(be.Hash)
-		e.U64(be.Check)
 		e.Str(be.ID)
 	},
-	Get:    func(d *decoder) BandEntry { return BandEntry{Key: d.U64(), Hash: d.U64(), Check: d.U64(), ID: d.Str()} },
-	Size:   func(BandEntry) int { return 48 },
+	Get:    func(d *decoder) BandEntry { return BandEntry{Key: d.U64(), Hash: d.U64(), ID: d.Str()} },
+	Size:   func(BandEntry) int { return 40 },
 	Spills: true,
 	Whole:  true,
 }
@@ -47,12 +51,12 @@ func init() { RegisterBatch(Bands) }
 func CompactBands(entries []BandEntry) []BandEntry {
 	entries = SortBands(entries)
 	return slices.CompactFunc(entries, func(a, b BandEntry) bool {
-		return a.Key == b.Key && a.Hash == b.Hash && a.Check == b.Check &&
+		return a.Key == b.Key && a.Hash == b.Hash &&
 			(IDClass(a.ID) == ClassIndexed) == (IDClass(b.ID) == ClassIndexed)
 	})
 }
 
-// CompareBands orders band entries by (band key, set, check, id). Not cmp.Or, which
+// CompareBands orders band entries by (band key, set, id). Not cmp.Or, which
 // evaluates every comparison: band keys almost always differ, and the id comparison is
 // a string comparison.
 func CompareBands(a, b BandEntry) int {
@@ -61,8 +65,6 @@ func CompareBands(a, b BandEntry) int {
 		return cmp.Compare(a.Key, b.Key)
 	case a.Hash != b.Hash:
 		return cmp.Compare(a.Hash, b.Hash)
-	case a.Check != b.Check:
-		return cmp.Compare(a.Check, b.Check)
 	}
 	return cmp.Compare(a.ID, b.ID)
 }

@@ -57,7 +57,7 @@ func TestNearBatchesRoundTrip(t *testing.T) {
 }
 
 func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
-	bands := BandBatch{Items: []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
+	bands := BandBatch{Items: []BandEntry{{Key: 1, Hash: 2, ID: "d1"}, {Key: ^uint64(0), ID: "d2"}},
 		Spilled: []string{"/tmp/s/a-1.spill", "/tmp/s/b-1.spill"}}
 	assert.Equal(t, bands, roundTrip(t, bands, Bands.Encode, Bands.Decode))
 	halves := HalfBatch{Items: []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 5, 9}, Length: 12}},
@@ -74,7 +74,7 @@ func TestSpillableBatchesCarryTheirFiles(t *testing.T) {
 // error. (A run cut between items cannot reach the decoder: the spill file frames every
 // record with its length.)
 func TestSpilledRunsDecode(t *testing.T) {
-	checkRun(t, []BandEntry{{Key: 1, Hash: 2, Check: 3, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Hash: 7, Check: 7, ID: "a longer id"}},
+	checkRun(t, []BandEntry{{Key: 1, Hash: 2, ID: "d1"}, {Key: ^uint64(0), ID: ""}, {Key: 7, Hash: 7, ID: "a longer id"}},
 		BandEntry{Key: 9, ID: "already there"}, Bands)
 	checkRun(t, []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
 		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}},
@@ -129,7 +129,7 @@ func TestFirstRoundTrip(t *testing.T) {
 	f := First{
 		Locs:     LocBatch{Items: []IDLoc{{ID: "a", File: "/data/x.jsonl", Line: 3}}, Spilled: []string{"/tmp/l.spill:0+4"}},
 		Sets:     SetBatch{Items: []SetKey{{Hash: 1, Check: 2, ID: "a", Length: 9}}, Spilled: []string{"/tmp/s.spill:0+4"}},
-		Bands:    BandBatch{Items: []BandEntry{{Key: 5, Hash: 1, Check: 2, ID: "a"}, {Key: 6, Hash: 1, Check: 2, ID: "é"}}},
+		Bands:    BandBatch{Items: []BandEntry{{Key: 5, Hash: 1, ID: "a"}, {Key: 6, Hash: 1, ID: "é"}}},
 		Counts:   []tally.Count{{Name: "shingles", N: 12}, {Name: "largest", N: -1, Max: true}},
 		Rejected: []record.Rejected{{File: "/data/x.jsonl", Line: 4, Reason: "invalid JSON"}},
 	}

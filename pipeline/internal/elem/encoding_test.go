@@ -45,10 +45,10 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 			cat([]byte{2}, s("f.jsonl"), s("g"), []byte{3}, s("a"), []byte{0, 2}, s("b"), []byte{1, 0x80, 0x01}, s("c"), []byte{0, 4}, []byte{0})},
 		{"locations, spilled", locCoder{}.Encode(LocBatch{Items: []IDLoc{{ID: "a", File: "f", Line: 1}}, Spilled: []string{"/s/d"}}),
 			cat([]byte{1}, s("f"), []byte{1}, s("a"), []byte{0, 2}, []byte{1}, s("/s/d"))},
-		{"bands", Bands.Encode(BandBatch{Items: []BandEntry{{Key: 7, Hash: 8, Check: 9, ID: "z"}}, Spilled: []string{"/s/a", "/s/b"}}),
-			cat([]byte{1}, w(7), w(8), w(9), s("z"), []byte{2}, s("/s/a"), s("/s/b"))},
+		{"bands", Bands.Encode(BandBatch{Items: []BandEntry{{Key: 7, Hash: 8, ID: "z"}}, Spilled: []string{"/s/a", "/s/b"}}),
+			cat([]byte{1}, w(7), w(8), s("z"), []byte{2}, s("/s/a"), s("/s/b"))},
 		{"bands, no files", Bands.Encode(BandBatch{Items: []BandEntry{{ID: "z"}}}),
-			cat([]byte{1}, w(0), w(0), w(0), s("z"), []byte{0})},
+			cat([]byte{1}, w(0), w(0), s("z"), []byte{0})},
 		{"halves", Halves.Encode(HalfBatch{Items: []Half{{U: "u", V: "v", Node: "v", Hashes: []uint64{3, 1 << 40}, Length: 5}}, Spilled: []string{"/s/c"}}),
 			cat([]byte{1}, s("u"), s("v"), s("v"), []byte{2}, w(3), w(1<<40), []byte{10}, []byte{1}, s("/s/c"))},
 		{"near pairs", encodeNear(NearBatch{Verified: []int64{0, 3}, False: []int64{-1}, Lowest: []Edge{e1}, Highest: []Edge{e2, e1}}),
@@ -57,8 +57,8 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 		assert.Equal(t, c.want, c.got, c.name)
 	}
 	// A spilled run is its items one after the other, with no count.
-	assert.Equal(t, cat(w(7), w(8), w(9), s("z"), w(1), w(2), w(3), s("")),
-		Bands.Append(Bands.Append(nil, BandEntry{Key: 7, Hash: 8, Check: 9, ID: "z"}), BandEntry{Key: 1, Hash: 2, Check: 3}))
+	assert.Equal(t, cat(w(7), w(8), s("z"), w(1), w(2), s("")),
+		Bands.Append(Bands.Append(nil, BandEntry{Key: 7, Hash: 8, ID: "z"}), BandEntry{Key: 1, Hash: 2}))
 	assert.Equal(t, cat(s("u"), s("v"), s("u"), []byte{1}, w(9), []byte{0x7f}),
 		Halves.Append(nil, Half{U: "u", V: "v", Node: "u", Hashes: []uint64{9}, Length: -64}))
 }

@@ -423,7 +423,7 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 		f.sets.Add(p, key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	}
 	for _, bk := range r.bandKeys {
-		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, Check: key.Check, ID: key.ID}
+		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, ID: key.ID}
 		if f.spill.Dir != "" {
 			// Encoded straight into the partition's spill buffer: no batch to grow, no copy.
 			f.spill.Extend(p, func(b []byte) []byte { return elem.Bands.Append(b, be) })

@@ -91,7 +91,7 @@ func TestSign(t *testing.T) {
 		locs = append(locs, fmt.Sprintf("%s %s:%d", d.doc.ID, d.doc.File, d.doc.Line))
 		sets = append(sets, stagetest.SetText(h.set))
 		for _, k := range h.bands {
-			bands = append(bands, stagetest.BandText(elem.BandEntry{Key: k, Hash: h.set.Hash, Check: h.set.Check, ID: d.doc.ID}))
+			bands = append(bands, stagetest.BandText(elem.BandEntry{Key: k, Hash: h.set.Hash, ID: d.doc.ID}))
 		}
 	}
 	require.Equal(t, fingerprints[0], fingerprints[1], "a and b have one set")

@@ -154,7 +154,7 @@ func (f *bandTextsFn) ProcessElement(p int, b elem.BandBatch, emit func(string))
 
 // BandText is how BandTexts writes one band entry.
 func BandText(e elem.BandEntry) string {
-	return fmt.Sprintf("%s %x %x %x", e.ID, e.Key, e.Hash, e.Check)
+	return fmt.Sprintf("%s %x %x", e.ID, e.Key, e.Hash)
 }
 
 // misplaced marks an item keyed by partition p where want is expected.
