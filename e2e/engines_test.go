@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -54,6 +56,12 @@ type engine struct {
 	// filesToStage is the jobs' --files_to_stage: an empty jar (emptyJar) where the
 	// runner would ship the job server's classpath to the cluster with every job.
 	filesToStage string
+	// shipTo are the directories where a Spark cluster's workers keep what a job ships
+	// them: their work and local directories.
+	shipTo []string
+	// blobDirs are a Flink session cluster's JobManager's and TaskManagers' temporary
+	// directories, which hold their blob stores: the jars each job ships.
+	blobDirs []string
 }
 
 // emptyJar writes a jar with no entries into dir and returns its path: what a job ships
@@ -66,6 +74,65 @@ func emptyJar(t testing.TB, dir string) string {
 	require.NoError(t, zip.NewWriter(f).Close())
 	require.NoError(t, f.Close())
 	return path
+}
+
+// jarsShipped returns the files under dirs that are jars (zip archives of at least one
+// entry) other than copies of staged: what a cluster's workers received for their class
+// path, whatever they named it.
+func jarsShipped(t *testing.T, dirs []string, staged string) []string {
+	t.Helper()
+	want, err := os.ReadFile(staged)
+	require.NoError(t, err)
+	var jars []string
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			head := make([]byte, 4)
+			if _, err := io.ReadFull(f, head); err != nil || string(head) != "PK\x03\x04" {
+				return nil
+			}
+			if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) {
+				return nil
+			}
+			jars = append(jars, path)
+			return nil
+		})
+	}
+	return jars
+}
+
+// blobsGone is how long a Flink session cluster may keep a finished job's blobs:
+// flinkSessionConf's blob.service.cleanup.interval twice (a TaskManager deletes them at
+// the first cleanup after that interval has passed since the job released them), and
+// time for the job to be released.
+const blobsGone = 30 * time.Second
+
+// jobBlobsLeft waits up to timeout for the blob stores under dirs to hold no job's
+// files (Flink keeps them under job_<id> directories) and returns the files left.
+func jobBlobsLeft(dirs []string, timeout time.Duration) []string {
+	deadline := time.Now().Add(timeout)
+	for {
+		var files []string
+		for _, dir := range dirs {
+			_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && strings.HasPrefix(filepath.Base(filepath.Dir(path)), "job_") {
+					files = append(files, path)
+				}
+				return nil
+			})
+		}
+		if len(files) == 0 || time.Now().After(deadline) {
+			return files
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // engineHome returns the directory `.ci/engines.sh fetch name` prints: the engine's pinned,
@@ -186,9 +253,13 @@ func (j *engineJob) wait(t *testing.T) string {
 	assert.Contains(t, j.e.server.log(t), j.name, "the %s job server's log does not mention job %s", j.e.name, j.name)
 	if j.e.filesToStage != "" {
 		// The job server's log does not say what it shipped (Beam's "filesToStage was not
-		// specified" never reaches it); Spark's executors show it in their directories.
-		assert.Empty(t, sparkJarsFetched(t, append(j.e.sparkWork, j.e.sparkLocal...), filepath.Base(j.e.filesToStage)),
-			"Spark's executors fetched jars for job %s besides --files_to_stage", j.name)
+		// specified" never reaches it); the workers' directories show it.
+		assert.Empty(t, jarsShipped(t, j.e.shipTo, j.e.filesToStage),
+			"the %s cluster received jars for job %s besides --files_to_stage", j.e.name, j.name)
+	}
+	if j.e.blobDirs != nil {
+		assert.Empty(t, jobBlobsLeft(j.e.blobDirs, blobsGone),
+			"the Flink cluster keeps the jars job %s shipped (blob.service.cleanup.interval)", j.name)
 	}
 	assert.Empty(t, workersLeft(t, j.workerTmp), "SDK worker processes of job %s still run after it ended", j.name)
 	left, err := os.ReadDir(j.workerTmp)

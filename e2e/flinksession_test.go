@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +51,8 @@ func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
 	require.Contains(t, fs.taskManagers, tm, "SDK worker %d was not started by a TaskManager", worker)
 	require.NoError(t, syscall.Kill(-tm, syscall.SIGKILL))
 	t.Logf("killed TaskManager %d (and its SDK workers) of job %s", tm, j.name)
+	// What a killed TaskManager leaves on its disk stays there, as on a lost machine.
+	fs.blobDirs = slices.DeleteFunc(fs.blobDirs, func(d string) bool { return d == fs.taskManagers[tm] })
 	j.wait(t)
 	assertSameFiles(t, want, readTree(t, out))
 	assert.Contains(t, fs.jobManager.log(t), "switched from state RUNNING to RESTARTING", "the job did not restart")
@@ -60,8 +63,8 @@ func TestFlinkSessionWorkerLostTaskManager(t *testing.T) {
 type flinkSession struct {
 	*engine
 	jobManager   *server
-	taskManagers map[int]bool // their pids, each its process group's
-	daemons      []*server    // the JobManager, the TaskManagers and the job server
+	taskManagers map[int]string // their pids (each its process group's): their java.io.tmpdir
+	daemons      []*server      // the JobManager, the TaskManagers and the job server
 }
 
 // flinkSessionTaskManagers is the number of TaskManagers, of flinkSessionSlots slots each:
@@ -81,7 +84,9 @@ const (
 // the cluster, never from the configuration the job was submitted with; ten attempts,
 // as the failed tasks of one lost TaskManager may each count as one. A TaskManager whose
 // connections fail is lost at once; the heartbeat timeout leaves a busy one on a loaded
-// machine time to answer.
+// machine time to answer. Each job ships the job server's classpath to every TaskManager
+// (Beam's Flink job server ignores files_to_stage); a TaskManager deletes a job's copy
+// blob.service.cleanup.interval seconds after the job, an hour by default.
 const flinkSessionConf = `jobmanager.rpc.address: 127.0.0.1
 jobmanager.rpc.port: %d
 jobmanager.bind-host: 127.0.0.1
@@ -109,6 +114,7 @@ heartbeat.timeout: 30000
 restart-strategy.type: fixed-delay
 restart-strategy.fixed-delay.attempts: 10
 restart-strategy.fixed-delay.delay: 1 s
+blob.service.cleanup.interval: 5
 `
 
 // flinkOpens are the packages of java.base that Flink's start scripts open to Flink's
@@ -152,27 +158,31 @@ func startFlinkSession(t testing.TB, home string) *flinkSession {
 	t.Helper()
 	cp := flinkClasspath(t, home)
 	conf := t.TempDir()
+	jmTmp := t.TempDir()
 	jm := startServer(t, "flink-jobmanager", "java", func(rest int) []string {
 		c := fmt.Sprintf(flinkSessionConf, freePort(t), rest, flinkSessionSlots, flinkSessionSlots)
 		require.NoError(t, os.WriteFile(filepath.Join(conf, "flink-conf.yaml"), []byte(c), 0o644))
-		return append(flinkJVM("-Xmx512m", "-Djava.io.tmpdir="+t.TempDir(), "-cp", cp),
+		return append(flinkJVM("-Xmx512m", "-Djava.io.tmpdir="+jmTmp, "-cp", cp),
 			"org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", "--configDir", conf)
 	})
 	// The TaskManagers and the job server start side by side.
 	var specs []serverSpec
+	var tmpDirs []string
 	for i := 0; i < flinkSessionTaskManagers; i++ {
+		tmp := t.TempDir()
+		tmpDirs = append(tmpDirs, tmp)
 		specs = append(specs, serverSpec{"flink-taskmanager", "java", nil, func(rpc int) []string {
-			return append(flinkJVM(append(flinkTaskManagerJVM, "-Djava.io.tmpdir="+t.TempDir(), "-cp", cp)...),
+			return append(flinkJVM(append(flinkTaskManagerJVM, "-Djava.io.tmpdir="+tmp, "-cp", cp)...),
 				"org.apache.flink.runtime.taskexecutor.TaskManagerRunner", "--configDir", conf,
 				"-Dtaskmanager.rpc.port="+strconv.Itoa(rpc))
 		}})
 	}
 	js := flinkJobServerSpec(t, home, jm.addr, false)
 	servers := startServers(t, append(specs, js.spec)...)
-	fs := &flinkSession{engine: js.engine(servers[len(servers)-1]), jobManager: jm, taskManagers: map[int]bool{}, daemons: append([]*server{jm}, servers...)}
-	fs.filesToStage = emptyJar(t, t.TempDir())
-	for _, tm := range servers[:flinkSessionTaskManagers] {
-		fs.taskManagers[tm.pid] = true
+	fs := &flinkSession{engine: js.engine(servers[len(servers)-1]), jobManager: jm, taskManagers: map[int]string{}, daemons: append([]*server{jm}, servers...)}
+	fs.blobDirs = append(tmpDirs, jmTmp)
+	for i, tm := range servers[:flinkSessionTaskManagers] {
+		fs.taskManagers[tm.pid] = tmpDirs[i]
 	}
 	deadline := time.Now().Add(startTimeout)
 	for n := 0; n < flinkSessionTaskManagers; n = registeredTaskManagers(jm.addr) {

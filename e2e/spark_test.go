@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,23 +136,7 @@ func startSpark(t testing.TB, home string) *engine {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return &engine{name: "spark", server: servers[len(servers)-1], artifacts: artifacts, sparkLocal: local, sparkWork: work,
-		filesToStage: emptyJar(t, tmp)}
-}
-
-// sparkJarsFetched returns the jars under the Spark workers' directories dirs that are
-// not named staged: what executors fetched from the job server for their class path.
-func sparkJarsFetched(t *testing.T, dirs []string, staged string) []string {
-	t.Helper()
-	var jars []string
-	for _, dir := range dirs {
-		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() && strings.HasSuffix(path, ".jar") && !strings.HasSuffix(d.Name(), staged) {
-				jars = append(jars, path)
-			}
-			return nil
-		})
-	}
-	return jars
+		filesToStage: emptyJar(t, tmp), shipTo: append(append([]string{}, work...), local...)}
 }
 
 // sparkDirsLeft checks that the running executors' local directories
