@@ -122,7 +122,7 @@ func startSpark(t testing.TB, home string) *engine {
 	specs = append(specs, serverSpec{"spark-job-server", "java", env, func(port int) []string {
 		// Beam's jars come first (Spark's Guava 14 lacks what Beam calls), in the
 		// executors too. The jobs share one Spark application (Beam's switch for tests), so
-		// that its executors start, and fetch the job server's classpath, once.
+		// that its executors start once.
 		jvm := append([]string{"-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dbeam.spark.test.reuseSparkContext=true", "-Dspark.executor.extraClassPath=" + beamCP,
 			"-Dspark.executor.extraJavaOptions=" + strings.Join(sparkJVM, " ")}, sparkRecovery...)
 		return java(jvm, beamCP+":"+sparkCP, "org.apache.beam.runners.spark.SparkJobServerDriver",
