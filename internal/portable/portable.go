@@ -67,7 +67,7 @@ const environmentCacheOption = "beam:option:environment_cache_millis:v1"
 
 // FilesToStage is the --files_to_stage flag, Beam's FileStagingOptions option of that name.
 var FilesToStage = flag.String("files_to_stage", "",
-	"Spark, and Flink submitting to a cluster: comma-separated files, paths on the job server's machine, that the job ships to every executor or TaskManager; unset, Beam ships the job server's whole classpath with every job (docs/engines.md: an empty jar)")
+	"Spark: comma-separated files, paths on the job server's machine, that the job ships to every executor; unset, Beam ships the job server's whole classpath with every job (docs/engines.md: an empty jar). Beam's Flink job server ignores it")
 
 const filesToStageOption = "beam:option:files_to_stage:v1"
 
