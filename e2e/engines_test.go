@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -56,9 +57,6 @@ type engine struct {
 	// filesToStage is the jobs' --files_to_stage: an empty jar (emptyJar) where the
 	// runner would ship the job server's classpath to the cluster with every job.
 	filesToStage string
-	// shipTo are the directories where a Spark cluster's workers keep what a job ships
-	// them: their work and local directories.
-	shipTo []string
 	// blobDirs are a Flink session cluster's JobManager's and TaskManagers' temporary
 	// directories, which hold their blob stores: the jars each job ships.
 	blobDirs []string
@@ -117,12 +115,20 @@ const blobsGone = 30 * time.Second
 // jobBlobsLeft waits up to timeout for the blob stores under dirs to hold no job's
 // files (Flink keeps them under job_<id> directories) and returns the files left.
 func jobBlobsLeft(dirs []string, timeout time.Duration) []string {
+	return filesLeft(dirs, func(path string, d fs.DirEntry) bool {
+		return d.Type().IsRegular() && strings.HasPrefix(filepath.Base(filepath.Dir(path)), "job_")
+	}, timeout)
+}
+
+// filesLeft waits up to timeout for no entry under dirs to be one that left reports, and
+// returns those entries when it gives up (none once they are gone).
+func filesLeft(dirs []string, left func(path string, d fs.DirEntry) bool, timeout time.Duration) []string {
 	deadline := time.Now().Add(timeout)
 	for {
 		var files []string
 		for _, dir := range dirs {
 			_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() && strings.HasPrefix(filepath.Base(filepath.Dir(path)), "job_") {
+				if err == nil && left(path, d) {
 					files = append(files, path)
 				}
 				return nil
@@ -131,7 +137,7 @@ func jobBlobsLeft(dirs []string, timeout time.Duration) []string {
 		if len(files) == 0 || time.Now().After(deadline) {
 			return files
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -254,7 +260,7 @@ func (j *engineJob) wait(t *testing.T) string {
 	if j.e.filesToStage != "" {
 		// The job server's log does not say what it shipped (Beam's "filesToStage was not
 		// specified" never reaches it); the workers' directories show it.
-		assert.Empty(t, jarsShipped(t, j.e.shipTo, j.e.filesToStage),
+		assert.Empty(t, jarsShipped(t, append(slices.Clone(j.e.sparkWork), j.e.sparkLocal...), j.e.filesToStage),
 			"the %s cluster received jars for job %s besides --files_to_stage", j.e.name, j.name)
 	}
 	if j.e.blobDirs != nil {
@@ -265,29 +271,15 @@ func (j *engineJob) wait(t *testing.T) string {
 	left, err := os.ReadDir(j.workerTmp)
 	require.NoError(t, err)
 	assert.Empty(t, left, "the SDK workers left files in their TMPDIR")
-	assert.Empty(t, j.e.stagedLeft(t), "job %s left files staged in the job server's artifacts directory", j.name)
+	assert.Empty(t, j.e.stagedLeft(), "job %s left files staged in the job server's artifacts directory", j.name)
 	return j.stderr.String()
 }
 
 // stagedLeft waits up to ten seconds for the job server's artifacts directory to hold no
 // file (the server removes a job's staged files once it has seen the job end) and
 // returns the files left.
-func (e *engine) stagedLeft(t *testing.T) []string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var files []string
-		_ = filepath.WalkDir(e.artifacts, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if len(files) == 0 || time.Now().After(deadline) {
-			return files
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+func (e *engine) stagedLeft() []string {
+	return filesLeft([]string{e.artifacts}, func(_ string, d fs.DirEntry) bool { return !d.IsDir() }, 10*time.Second)
 }
 
 // workerWatch records the SDK worker processes of one job while it runs: the processes

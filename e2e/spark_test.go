@@ -136,7 +136,7 @@ func startSpark(t testing.TB, home string) *engine {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return &engine{name: "spark", server: servers[len(servers)-1], artifacts: artifacts, sparkLocal: local, sparkWork: work,
-		filesToStage: emptyJar(t, tmp), shipTo: append(append([]string{}, work...), local...)}
+		filesToStage: emptyJar(t, tmp)}
 }
 
 // sparkDirsLeft checks that the running executors' local directories
