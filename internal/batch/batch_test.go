@@ -60,12 +60,13 @@ func TestEmittedSliceIsOwnedByEmit(t *testing.T) {
 	}
 }
 
-// BenchmarkAddBandEntries adds 48-byte items (a band entry's size) spread over 256
-// partitions, batches of 4,096: the first stage's band entries on an engine.
+// BenchmarkAddBandEntries adds items shaped as band entries (two words and an id)
+// spread over 256 partitions, batches of 4,096: the first stage's band entries on an
+// engine.
 func BenchmarkAddBandEntries(b *testing.B) {
 	type entry struct {
-		key, hash, check uint64
-		id               string
+		key, hash uint64
+		id        string
 	}
 	buf := New[entry](256, 4096)
 	n := 0
