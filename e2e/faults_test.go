@@ -19,7 +19,7 @@ import (
 
 // faultDocs is the fault tests' corpus size: large enough that an engine's job keeps its
 // SDK workers busy for seconds on a quiet machine, so that one can be killed mid-bundle.
-const faultDocs = 4 * matrixGenerated
+const faultDocs = 8 * matrixGenerated
 
 // workerLost kills one SDK worker of a job on e, the busiest, while it runs, and checks
 // that every output, stats.json's counts included, equals the embedded run's.
