@@ -13,7 +13,10 @@ import (
 )
 
 // Encoder appends values to B.
-type Encoder struct{ B []byte }
+type Encoder struct {
+	B     []byte
+	front string // what Front wrote last
+}
 
 func (e *Encoder) Uvarint(v uint64) { e.B = binary.AppendUvarint(e.B, v) }
 func (e *Encoder) Varint(v int64)   { e.B = binary.AppendVarint(e.B, v) }
@@ -59,6 +62,9 @@ type Decoder struct {
 	// one allocation per batch instead of one per string, since ids are many small
 	// strings whose allocation and marking by the collector would dominate decoding.
 	Whole string
+
+	front string // what Front read last
+	arena []byte // Front's joined strings: they share a few allocations
 }
 
 // Fail records that what could not be read, unless an error came first, and stops
@@ -108,10 +114,16 @@ func (d *Decoder) Str() string {
 		d.Fail("string")
 		return ""
 	}
+	return d.take(int(n))
+}
+
+// take returns B's first n bytes as a string (a substring of Whole, when set) and
+// moves past them.
+func (d *Decoder) take(n int) string {
 	var s string
 	if d.Whole != "" {
 		off := len(d.Whole) - len(d.B)
-		s = d.Whole[off : off+int(n)]
+		s = d.Whole[off : off+n]
 	} else {
 		s = string(d.B[:n])
 	}

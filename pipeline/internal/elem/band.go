@@ -26,15 +26,18 @@ type BandEntry struct {
 // (internal/spill), each record a run of entries (Codec.Append).
 type BandBatch = Batch[BandEntry]
 
-// Bands codes band entries. A decoded id shares its batch's memory (Codec.Whole): a
-// band partition holds many small ids.
+// Bands codes band entries. Ids are front-coded (wire.Encoder.Front): the entries of a
+// partition's batch come in the order their documents were read, whose ids often share
+// their start. A decoded id shares its batch's memory (Codec.Whole) or, when it shares
+// its start, an arena of the batch's (wire.Decoder.Front): a band partition holds many
+// small ids.
 var Bands = Codec[BandEntry]{
 	Put: func(e *encoder, be BandEntry) {
 		e.U64(be.Key)
 		e.U64(be.Hash)
-		e.Str(be.ID)
+		e.Front(be.ID)
 	},
-	Get:    func(d *decoder) BandEntry { return BandEntry{Key: d.U64(), Hash: d.U64(), ID: d.Str()} },
+	Get:    func(d *decoder) BandEntry { return BandEntry{Key: d.U64(), Hash: d.U64(), ID: d.Front()} },
 	Size:   func(BandEntry) int { return 40 },
 	Spills: true,
 	Whole:  true,

@@ -62,7 +62,7 @@ func (locCoder) Encode(b LocBatch) []byte {
 	}
 	e.Uvarint(uint64(len(b.Items)))
 	for _, l := range b.Items {
-		e.Str(l.ID)
+		e.Front(l.ID)
 		e.Uvarint(num[l.File])
 		e.Varint(l.Line)
 	}
@@ -77,7 +77,7 @@ func (locCoder) Decode(b []byte) (LocBatch, error) {
 		files = append(files, d.Str())
 	}
 	items := wire.DecodeItems(&d, func(d *decoder) IDLoc {
-		l := IDLoc{ID: d.Str()}
+		l := IDLoc{ID: d.Front()}
 		if f := d.Uvarint(); f < uint64(len(files)) {
 			l.File = files[f]
 		} else if d.Err == nil {

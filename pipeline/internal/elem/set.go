@@ -19,11 +19,11 @@ var Sets = Codec[SetKey]{
 	Put: func(e *encoder, k SetKey) {
 		e.U64(k.Hash)
 		e.U64(k.Check)
-		e.Str(k.ID)
+		e.Front(k.ID)
 		e.Varint(k.Length)
 	},
 	Get: func(d *decoder) SetKey {
-		return SetKey{Hash: d.U64(), Check: d.U64(), ID: d.Str(), Length: d.Varint()}
+		return SetKey{Hash: d.U64(), Check: d.U64(), ID: d.Front(), Length: d.Varint()}
 	},
 	Size:   func(SetKey) int { return 48 },
 	Spills: true,
