@@ -106,8 +106,16 @@ func getRefs(d *decoder) []string {
 // Append appends one item to a spilled run of them (Spiller.Extend): items one after
 // the other, built in place in the spill buffer, so with no count before them.
 func (c Codec[T]) Append(run []byte, it T) []byte {
-	e := encoder{B: run}
-	c.Put(&e, it)
+	var e encoder
+	return c.appendWith(&e, run, it)
+}
+
+// appendWith is Append with e as its encoder, which it resets: a Spiller's own, so that
+// spilling an item allocates nothing (Put is a function value, so an encoder of
+// Append's own moves to the heap).
+func (c Codec[T]) appendWith(e *encoder, run []byte, it T) []byte {
+	*e = encoder{B: run}
+	c.Put(e, it)
 	return e.B
 }
 

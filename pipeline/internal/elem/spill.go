@@ -13,7 +13,8 @@ type Spiller struct {
 	Kind string // what it spills, for SpilledHook
 
 	w   *spill.Writer
-	err error // the first error, returned by close
+	err error   // the first error, returned by close
+	enc encoder // SpillItems' encoder
 }
 
 // add appends one encoded batch to partition p.
@@ -118,6 +119,6 @@ func ReleaseSpilled(refs []string) { spill.Release(refs...) }
 // records end at the spill's record size (spill.Writer.Extend), each coded by c.Append.
 func SpillItems[T any](s *Spiller, c Codec[T], p int, items ...T) {
 	for _, it := range items {
-		s.Extend(p, func(run []byte) []byte { return c.Append(run, it) })
+		s.Extend(p, func(run []byte) []byte { return c.appendWith(&s.enc, run, it) })
 	}
 }

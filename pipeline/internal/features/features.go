@@ -418,7 +418,7 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 		}
 	}
 	if p := elem.PartOfHash(key.Hash, f.Partitions); f.setSpill.Dir != "" {
-		f.setSpill.Extend(p, func(b []byte) []byte { return elem.Sets.Append(b, key) })
+		elem.SpillItems(&f.setSpill, elem.Sets, p, key)
 	} else {
 		f.sets.Add(p, key, func(p int, items []elem.SetKey) { emitSet(p, elem.SetBatch{Items: items}) })
 	}
@@ -426,7 +426,7 @@ func (f *FeaturizeFn) collect(r features, emitSet func(int, elem.SetBatch), emit
 		p, be := elem.PartOfHash(bk, f.Partitions), elem.BandEntry{Key: bk, Hash: key.Hash, ID: key.ID}
 		if f.spill.Dir != "" {
 			// Encoded straight into the partition's spill buffer: no batch to grow, no copy.
-			f.spill.Extend(p, func(b []byte) []byte { return elem.Bands.Append(b, be) })
+			elem.SpillItems(&f.spill, elem.Bands, p, be)
 			continue
 		}
 		f.bands.Add(p, be, func(p int, items []elem.BandEntry) { emitBand(p, elem.BandBatch{Items: items}) })
