@@ -17,14 +17,18 @@ N=${N:-100000}
 # shellcheck disable=SC2086 # GEN is a list of flags
 c=$(corpus "$N" ${GEN:-})
 rm -f "$OUT/ab-before" "$OUT/ab-after"
+# Each side runs a copy written by cp: a binary as the linker wrote it maps more of its
+# pages into the process (its page cache in larger pieces), tens of MB more peak RSS
+# than a copy of itself.
+cp "$BEFORE" "$OUT/ab-bin-before"
+cp "$AFTER" "$OUT/ab-bin-after"
 # Odd rounds run before first, even rounds after first: a load that rises or falls over
 # the session then does not favour one side.
 for i in $(seq "$RUNS"); do
 	order="before after"
 	[ $((i % 2)) = 0 ] && order="after before"
 	for side in $order; do
-		bin=$BEFORE
-		[ "$side" = after ] && bin=$AFTER
+		bin=$OUT/ab-bin-$side
 		fresh "$OUT/ab-out-$side"
 		/usr/bin/time -f '%e %U %S %M' -o "$OUT/.time" "$bin" dedup --quiet --input "$c" --output "$OUT/ab-out-$side" --overwrite "$@" >/dev/null 2>&1
 		awk '{printf "%s %.2f %s\n", $1, $2+$3, $4}' "$OUT/.time" >>"$OUT/ab-$side"
