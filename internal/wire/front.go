@@ -6,12 +6,13 @@ import (
 )
 
 // Front writes s front-coded against the string the encoder's previous Front wrote
-// (none at first): the number of bytes after their common start, then that start's
-// length when it is worth writing, then those bytes. Ids that follow each other in a
-// batch often share their start (a path, a URL's host, a running number's leading
-// digits). With nothing shared it takes the bytes Str takes, for strings shorter than
-// 64 bytes, so an encoder made for one item (a spilled run's Append) writes the same as
-// Str would and any Decoder reads it.
+// (none at first): a uvarint of the length of what s does not share with it, doubled,
+// plus one when the length of what it shares follows (a uvarint, written when two bytes
+// or more), then the bytes not shared. Ids that follow each other in a batch often
+// share their start (a path, a URL's host, a running number's leading digits). With
+// nothing shared it takes as many bytes as Str, for strings shorter than 64 bytes, so an
+// encoder made for one item (a spilled run's Append) costs what Str did, and any Decoder
+// reads what it wrote.
 func (e *Encoder) Front(s string) {
 	shared := commonStart(e.front, s)
 	if shared < 2 { // one shared byte would cost the byte it saves

@@ -110,13 +110,15 @@ func (c Codec[T]) Append(run []byte, it T) []byte {
 	return c.appendWith(&e, run, it)
 }
 
-// appendWith is Append with e as its encoder, which it resets: a Spiller's own, so that
-// spilling an item allocates nothing (Put is a function value, so an encoder of
-// Append's own moves to the heap).
+// appendWith is Append with e as its encoder: a Spiller's own, so that spilling an item
+// allocates nothing (Put is a function value, so an encoder of Append's own moves to the
+// heap). e starts empty and is left empty, holding neither the run nor the item.
 func (c Codec[T]) appendWith(e *encoder, run []byte, it T) []byte {
 	*e = encoder{B: run}
 	c.Put(e, it)
-	return e.B
+	run = e.B
+	*e = encoder{}
+	return run
 }
 
 // Items returns b's items followed by those of its spilled runs (Append); with spilled
