@@ -104,16 +104,12 @@ func getRefs(d *decoder) []string {
 }
 
 // Append appends one item to a spilled run of them (Spiller.Extend): items one after
-// the other, built in place in the spill buffer, so with no count before them.
-func (c Codec[T]) Append(run []byte, it T) []byte {
-	var e encoder
-	return c.appendWith(&e, run, it)
-}
-
-// appendWith is Append with e as its encoder: a Spiller's own, so that spilling an item
-// allocates nothing (Put is a function value, so an encoder of Append's own moves to the
-// heap). e starts empty and is left empty, holding neither the run nor the item.
-func (c Codec[T]) appendWith(e *encoder, run []byte, it T) []byte {
+// the other, built in place in the spill buffer, so with no count before them. e is the
+// encoder to use, a Spiller's own, so that spilling an item allocates nothing (Put is a
+// function value: an encoder of Append's own would move to the heap); it starts empty,
+// so an id is never front-coded against another run's, and is left empty, holding
+// neither the run nor the item.
+func (c Codec[T]) Append(e *encoder, run []byte, it T) []byte {
 	*e = encoder{B: run}
 	c.Put(e, it)
 	run = e.B

@@ -85,8 +85,9 @@ func checkRun[T any](t *testing.T, items []T, first T, c Codec[T]) {
 	t.Helper()
 	var run []byte
 	var ends []int
+	var e encoder
 	for _, it := range items {
-		run = c.Append(run, it)
+		run = c.Append(&e, run, it)
 		ends = append(ends, len(run))
 	}
 	got, err := c.AppendRun([]T{first}, run)
@@ -108,8 +109,9 @@ func TestSkimmedHalvesPointAtTheirHashes(t *testing.T) {
 	halves := []Half{{U: "a", V: "b", Node: "a", Hashes: []uint64{1, 2, ^uint64(0)}, Length: 12},
 		{V: "bucket 7", Node: "c", Hashes: []uint64{}}, {U: "a", V: "c", Node: "c", Hashes: []uint64{5}, Length: -1}}
 	var run []byte
+	var e encoder
 	for _, h := range halves {
-		run = Halves.Append(run, h)
+		run = Halves.Append(&e, run, h)
 	}
 	var got []Half
 	require.NoError(t, SkimHalves(run, func(h Half, off, n int) {

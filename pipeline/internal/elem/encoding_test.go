@@ -64,9 +64,10 @@ func TestBatchEncodingsAreTheWireFormat(t *testing.T) {
 		assert.Equal(t, c.want, c.got, c.name)
 	}
 	// A spilled run is its items one after the other, with no count, each id written as
-	// one that shares nothing.
+	// one that shares nothing, though one encoder wrote them.
+	var e encoder
 	assert.Equal(t, cat(w(7), w(8), id("doc-1"), w(1), w(2), id("doc-2")),
-		Bands.Append(Bands.Append(nil, BandEntry{Key: 7, Hash: 8, ID: "doc-1"}), BandEntry{Key: 1, Hash: 2, ID: "doc-2"}))
+		Bands.Append(&e, Bands.Append(&e, nil, BandEntry{Key: 7, Hash: 8, ID: "doc-1"}), BandEntry{Key: 1, Hash: 2, ID: "doc-2"}))
 	assert.Equal(t, cat(s("u"), s("v"), s("u"), []byte{1}, w(9), []byte{0x7f}),
-		Halves.Append(nil, Half{U: "u", V: "v", Node: "u", Hashes: []uint64{9}, Length: -64}))
+		Halves.Append(&e, nil, Half{U: "u", V: "v", Node: "u", Hashes: []uint64{9}, Length: -64}))
 }

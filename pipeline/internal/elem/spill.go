@@ -119,6 +119,6 @@ func ReleaseSpilled(refs []string) { spill.Release(refs...) }
 // records end at the spill's record size (spill.Writer.Extend), each coded by c.Append.
 func SpillItems[T any](s *Spiller, c Codec[T], p int, items ...T) {
 	for _, it := range items {
-		s.Extend(p, func(run []byte) []byte { return c.appendWith(&s.enc, run, it) })
+		s.Extend(p, func(run []byte) []byte { return c.Append(&s.enc, run, it) })
 	}
 }
