@@ -98,23 +98,9 @@ func copyInPieces(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, 128<<10)
-	for {
-		n, rerr := in.Read(buf)
-		if n > 0 {
-			if _, err := out.Write(buf[:n]); err != nil {
-				out.Close()
-				return err
-			}
-		}
-		if rerr == io.EOF {
-			return out.Close()
-		}
-		if rerr != nil {
-			out.Close()
-			return rerr
-		}
-	}
+	// The wrappers hide ReadFrom and WriteTo, which would copy in the kernel instead.
+	_, err = io.CopyBuffer(struct{ io.Writer }{out}, struct{ io.Reader }{in}, make([]byte, 128<<10))
+	return errors.Join(err, out.Close())
 }
 
 // binaries builds neardup, prism and fake-gcs-server once for the whole package (one `go
