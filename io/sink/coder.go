@@ -2,10 +2,83 @@ package sink
 
 import (
 	"github.com/neardup/neardup/internal/wire"
+	"github.com/neardup/neardup/record"
 )
 
 func init() {
 	wire.RegisterCoder(encodeEntries, decodeEntries)
+	wire.RegisterCoder(encodeDecisions, decodeDecisions)
+}
+
+// Flags of an encoded Decision: its two booleans, and which of its optional fields follow.
+const (
+	decRemoved = 1 << iota
+	decShown
+	decOwnCluster // Cluster is ID: not written
+	decSimilarity
+	decIndex
+)
+
+// encodeDecisions writes the pipeline's decisions for the writers, one per document. A
+// ParDo with a side input starts a stage of its own on the portable runners, so this
+// batch always crosses the runner: as opaque bytes, where Beam's schema coder made the
+// runner decode and re-encode every field of every Decision. A batch comes from one
+// partition of the decisions, so its files repeat and are front-coded.
+func encodeDecisions(b record.Decisions) []byte {
+	return wire.EncodeAll(b.Items, 24*len(b.Items), func(e *wire.Encoder, d record.Decision) {
+		var flags uint64
+		if d.Removed {
+			flags |= decRemoved
+		}
+		if d.Shown {
+			flags |= decShown
+		}
+		if d.Cluster == d.ID {
+			flags |= decOwnCluster
+		}
+		if d.Similarity != 0 {
+			flags |= decSimilarity
+		}
+		if d.Index != "" {
+			flags |= decIndex
+		}
+		e.Front(d.File)
+		e.Varint(d.Line)
+		e.Str(d.ID)
+		e.Uvarint(flags)
+		if flags&decOwnCluster == 0 {
+			e.Str(d.Cluster)
+		}
+		if flags&decSimilarity != 0 {
+			e.F64(d.Similarity)
+		}
+		e.Varint(d.ClusterSize)
+		if flags&decIndex != 0 {
+			e.Str(d.Index)
+		}
+	})
+}
+
+func decodeDecisions(b []byte) (record.Decisions, error) {
+	d := wire.Decoder{B: b, Whole: string(b)}
+	items := wire.DecodeItems(&d, func(d *wire.Decoder) record.Decision {
+		it := record.Decision{File: d.Front(), Line: d.Varint(), ID: d.Str()}
+		flags := d.Uvarint()
+		it.Removed, it.Shown = flags&decRemoved != 0, flags&decShown != 0
+		it.Cluster = it.ID
+		if flags&decOwnCluster == 0 {
+			it.Cluster = d.Str()
+		}
+		if flags&decSimilarity != 0 {
+			it.Similarity = d.F64()
+		}
+		it.ClusterSize = d.Varint()
+		if flags&decIndex != 0 {
+			it.Index = d.Str()
+		}
+		return it
+	})
+	return record.Decisions{Items: items}, d.End()
 }
 
 // encodeEntries writes a batch of outcomes for the grouping by file. A kept line, the bulk

@@ -3,6 +3,7 @@ package sink
 import (
 	"testing"
 
+	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,4 +27,27 @@ func TestEntryBatchCoderRoundTrip(t *testing.T) {
 		_, err := decodeEntries(enc[:n])
 		assert.Error(t, err, "cut at %d of %d bytes", n, len(enc))
 	}
+}
+
+// Decisions keep every field through their coder, whichever optional fields are set; a
+// damaged batch is an error.
+func TestDecisionsCoderRoundTrip(t *testing.T) {
+	b := record.Decisions{Items: []record.Decision{
+		{File: "/data/a.jsonl", Line: 1, ID: "d1", Cluster: "d1", ClusterSize: 1},
+		{File: "/data/a.jsonl", Line: 2, ID: "d2", Cluster: "d1", Removed: true, Similarity: 0.875, ClusterSize: 3, Shown: true},
+		{File: "/data/b.jsonl", Line: 1 << 40, ID: "", Cluster: "x9", Removed: true, Similarity: 1, ClusterSize: 2, Index: "idx"},
+		{File: "/data/b.jsonl", Line: 4, ID: "d4", Cluster: "d4", ClusterSize: 3, Shown: true},
+		{File: "", Line: 5, ID: "é", Cluster: "é", ClusterSize: 1},
+	}}
+	enc := encodeDecisions(b)
+	got, err := decodeDecisions(enc)
+	require.NoError(t, err)
+	assert.Equal(t, b, got)
+	for n := range len(enc) {
+		_, err := decodeDecisions(enc[:n])
+		assert.Error(t, err, "cut at %d of %d bytes", n, len(enc))
+	}
+	empty, err := decodeDecisions(encodeDecisions(record.Decisions{}))
+	require.NoError(t, err)
+	assert.Empty(t, empty.Items)
 }
