@@ -19,11 +19,11 @@ const (
 	decIndex
 )
 
-// encodeDecisions writes the pipeline's decisions for the writers, one per document. A
-// ParDo with a side input starts a stage of its own on the portable runners, so this
-// batch always crosses the runner: as opaque bytes, where Beam's schema coder made the
-// runner decode and re-encode every field of every Decision. A batch comes from one
-// partition of the decisions, so its files repeat and are front-coded.
+// encodeDecisions writes the pipeline's decisions for the writers, one per document. Beam's
+// fuser, which the Flink and Spark runners use, starts a stage at a ParDo with a side
+// input, so there this batch crosses the runner: as opaque bytes, where Beam's schema
+// coder made the runner decode and re-encode every field of every Decision. A batch
+// comes from one partition of the decisions, so its files repeat and are front-coded.
 func encodeDecisions(b record.Decisions) []byte {
 	return wire.EncodeAll(b.Items, 24*len(b.Items), func(e *wire.Encoder, d record.Decision) {
 		var flags uint64
