@@ -1,7 +1,10 @@
 package sink
 
 import (
+	"reflect"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/coder"
 
 	"github.com/neardup/neardup/record"
 	"github.com/stretchr/testify/assert"
@@ -29,9 +32,11 @@ func TestEntryBatchCoderRoundTrip(t *testing.T) {
 	}
 }
 
-// Decisions keep every field through their coder, whichever optional fields are set; a
-// damaged batch is an error.
+// Decisions have a coder of their own, not Beam's row coder, and keep every field
+// through it, whichever optional fields are set; a damaged batch is an error.
 func TestDecisionsCoderRoundTrip(t *testing.T) {
+	require.NotNil(t, coder.LookupCustomCoder(reflect.TypeFor[record.Decisions]()),
+		"record.Decisions has no coder registered: runners would decode every Decision as a Row")
 	b := record.Decisions{Items: []record.Decision{
 		{File: "/data/a.jsonl", Line: 1, ID: "d1", Cluster: "d1", ClusterSize: 1},
 		{File: "/data/a.jsonl", Line: 2, ID: "d2", Cluster: "d1", Removed: true, Similarity: 0.875, ClusterSize: 3, Shown: true},
